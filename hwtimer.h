@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtimer.h - kernel API of the hwtimer hierarchical timing wheel service.
+ *
+ * A timeout is embedded in the caller's object, like struct timer_list, and
+ * its callback runs in process context on one of the wheel's kthread
+ * workers, so it may sleep. Arm, modify and cancel never sleep and may be
+ * called from any context, hard interrupt included.
+ *
+ * Module lifetime rule: while a timeout is pending or its callback is
+ * running, hwtimer holds a reference on the module that initialised it
+ * (hwtimer_timeout_init() records THIS_MODULE). Such a module cannot be
+ * unloaded (rmmod fails with EBUSY) until every one of its timeouts has fired
+ * or been cancelled, so no callback can ever point into freed code. A module
+ * that arms periodic or far-off timeouts must therefore offer a way to
+ * quiesce them before unload (see samples/hwtimer_sample.c), and should still
+ * cancel_sync() them in its exit path.
+ */
+#ifndef _HWTIMER_H
+#define _HWTIMER_H
+
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/types.h>
+
+#include "hwtimer_wheel.h"
+
+struct hwtimer_wheel;
+struct hwtimer_timeout;
+
+/* Callback of a timeout; runs in process context and may sleep. */
+typedef void (*hwtimer_fn_t)(struct hwtimer_timeout *t);
+
+/* Clocks a wheel can run on. */
+enum hwtimer_clock {
+	HWTIMER_CLOCK_MONOTONIC = 0,
+	HWTIMER_CLOCK_BOOTTIME = 1,
+};
+
+/* Tick length bounds and default, in nanoseconds. */
+#define HWTIMER_TICK_MIN_NS	10000ULL
+#define HWTIMER_TICK_MAX_NS	1000000000ULL
+#define HWTIMER_TICK_DEFAULT_NS	1000000ULL
+/* Most callback workers a wheel may have. */
+#define HWTIMER_WORKERS_MAX	64
+
+/* hwtimer_arm() / hwtimer_modify() flag: @expires is absolute on the clock. */
+#define HWTIMER_ABS		0x1U
+
+/* Results of hwtimer_cancel() and hwtimer_cancel_sync(). */
+enum hwtimer_cancel_result {
+	HWTIMER_NOT_PENDING = 0,	/* was idle: nothing to cancel */
+	HWTIMER_CANCELLED = 1,		/* was pending; callback will not run */
+	HWTIMER_RUNNING = 2,		/* callback running now; not re-armed */
+};
+
+/* Buckets of the log2 lateness histogram: bucket 0 is 0 ns late, bucket i
+ * (1 <= i < last) is [2^(i-1), 2^i) ns late, the last takes the rest.
+ */
+#define HWTIMER_LAT_BUCKETS	40
+
+/**
+ * struct hwtimer_wheel_params - parameters of a private wheel
+ * @name: name under /sys/kernel/debug/hwtimer/ (copied; unique per wheel)
+ * @tick_ns: tick length; 0 means %HWTIMER_TICK_DEFAULT_NS
+ * @clock: an &enum hwtimer_clock
+ * @workers: callback workers; 0 means 2
+ * @max_pending: most timeouts pending at once; 0 means unlimited
+ */
+struct hwtimer_wheel_params {
+	const char *name;
+	u64 tick_ns;
+	u32 clock;
+	u32 workers;
+	u64 max_pending;
+};
+
+/**
+ * struct hwtimer_stats - counters of one wheel
+ * @pending: timeouts pending now
+ * @armed: successful arms and modifies of idle timeouts, ever
+ * @fired: callbacks run, ever
+ * @cancelled: pending timeouts cancelled before their callback ran, ever
+ * @rejected: arms refused with -ENOSPC or -ESHUTDOWN, ever
+ * @hrtimer_fires: times the wheel's hrtimer fired
+ * @max_lateness_ns: largest lateness seen (fire time minus deadline)
+ * @lateness: log2 histogram of lateness, see %HWTIMER_LAT_BUCKETS
+ */
+struct hwtimer_stats {
+	u64 pending;
+	u64 armed;
+	u64 fired;
+	u64 cancelled;
+	u64 rejected;
+	u64 hrtimer_fires;
+	u64 max_lateness_ns;
+	u64 lateness[HWTIMER_LAT_BUCKETS];
+};
+
+/**
+ * struct hwtimer_timeout - a timeout, embedded in the caller's object
+ * @entry: the wheel's view (slot link and deadline in ticks)
+ * @fn: callback
+ * @owner: module pinned while the timeout is pending or running
+ * @wheel: wheel of the last arm; NULL before the first
+ * @deadline_ns: current deadline on the wheel's clock
+ * @period_ns: period, or 0 for a one-shot
+ * @overruns: periods missed before the current callback run
+ * @runner: worker task running the callback, or NULL
+ * @state: internal state, under the wheel's lock
+ * @flags: flags given to hwtimer_timeout_init()
+ *
+ * All fields are private to hwtimer; use the accessors below.
+ */
+struct hwtimer_timeout {
+	struct hwtimer_wc_entry entry;
+	hwtimer_fn_t fn;
+	struct module *owner;
+	struct hwtimer_wheel *wheel;
+	u64 deadline_ns;
+	u64 period_ns;
+	u64 overruns;
+	struct task_struct *runner;
+	u16 state;
+	u16 flags;
+};
+
+/* Get the object embedding timeout @t as member @field, like from_timer(). */
+#define hwtimer_from(var, t, field) container_of(t, typeof(*var), field)
+
+struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p);
+struct hwtimer_wheel *hwtimer_default_wheel(void);
+int hwtimer_wheel_stop(struct hwtimer_wheel *w, struct list_head *unprocessed);
+void hwtimer_wheel_destroy(struct hwtimer_wheel *w);
+void hwtimer_wheel_get_stats(struct hwtimer_wheel *w, struct hwtimer_stats *st);
+u64 hwtimer_wheel_now(struct hwtimer_wheel *w);
+u64 hwtimer_wheel_tick_ns(struct hwtimer_wheel *w);
+
+void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
+			    u32 flags, struct module *owner);
+/**
+ * hwtimer_timeout_init() - prepare a timeout, like timer_setup()
+ * @t: the timeout
+ * @fn: callback, run in process context
+ * @flags: must be 0 (reserved)
+ *
+ * Records THIS_MODULE of the caller as the module to pin while @t is
+ * pending. Must not be called on a pending timeout.
+ */
+#define hwtimer_timeout_init(t, fn, flags) \
+	__hwtimer_timeout_init(t, fn, flags, THIS_MODULE)
+
+int hwtimer_arm(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+		u64 expires, u64 period, u32 flags);
+int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags);
+int hwtimer_cancel(struct hwtimer_timeout *t);
+int hwtimer_cancel_sync(struct hwtimer_timeout *t);
+bool hwtimer_pending(struct hwtimer_timeout *t);
+
+/* Unprocessed timeouts handed back by hwtimer_wheel_stop() are linked here. */
+#define hwtimer_for_each_unprocessed(t, n, list) \
+	list_for_each_entry_safe(t, n, list, entry.node)
+
+/**
+ * hwtimer_overruns() - periods missed before the running callback
+ * @t: a periodic timeout, from inside its callback
+ *
+ * Return: how many whole periods passed unserved before this run (0 when on
+ * time); always 0 for a one-shot.
+ */
+static inline u64 hwtimer_overruns(const struct hwtimer_timeout *t)
+{
+	return t->overruns;
+}
+
+/**
+ * hwtimer_deadline() - deadline of the run in progress or pending
+ * @t: the timeout
+ *
+ * Return: deadline in ns on the wheel's clock.
+ */
+static inline u64 hwtimer_deadline(const struct hwtimer_timeout *t)
+{
+	return t->deadline_ns;
+}
+
+#endif /* _HWTIMER_H */
