@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_wheel.c - the pure hierarchical timing wheel behind hwtimer.
+ *
+ * Time is a u64 count of ticks; a tick is tick_ns nanoseconds, chosen by the
+ * caller. A deadline in nanoseconds is rounded UP to a tick, and an entry is
+ * handed out by the first advance to a time whose tick (rounded DOWN) has
+ * reached it. So an entry never leaves early, and a caller that advances at
+ * the start of every occupied tick hands it out less than one tick late.
+ *
+ * The wheel has HWTIMER_WC_LEVELS levels of 64 slots. Level L resolves bits
+ * [6L, 6L + 6) of the tick number: an entry whose deadline first differs
+ * from the current tick in bit b sits at level b / 6, in the slot given by
+ * its own bits at that level. Entries of level L thus share the current
+ * tick's bits above 6L + 6, and their slot number is always greater than the
+ * current tick's digit at that level: no slot wraps, and the lowest set bit
+ * of a level's occupancy bitmap is its earliest slot. Eleven levels cover all
+ * 64 bits, so any deadline up to U64_MAX ns has a place; nothing parks in an
+ * overflow list and nothing wraps.
+ *
+ * When time advances, the slots whose range has begun are emptied and their
+ * entries are either handed out (due) or placed again relative to the new
+ * time, which moves them to a lower level: they cascade down, and keep their
+ * exact deadline on the way (unlike kernel/time/timer.c, which does not
+ * cascade and accepts up to 12.5% lateness instead). An entry cascades at
+ * most once per level. Advancing across any gap touches at most one bitmap
+ * word per level plus the entries that move, never the ticks in between.
+ *
+ * Every entry of level L is earlier than every entry of level L + 1, so the
+ * next expiry is in the lowest occupied level's lowest occupied slot. Each
+ * slot keeps the smallest deadline put into it, so a caller sleeping until
+ * the next expiry wakes once per distinct deadline rather than once per
+ * cascade step; a cancel may leave that minimum too small, which only costs
+ * an early wake-up, never a late one.
+ *
+ * Levels, granularity and range for the default 1 ms tick (range = how far
+ * ahead of the current tick a level reaches; a level's entries are placed to
+ * their exact tick regardless of its granularity):
+ *
+ * Level  Granularity           Range
+ *   0        1 ms              64 ms
+ *   1       64 ms               4.1 s
+ *   2        4.1 s              4.4 min
+ *   3        4.4 min            4.7 h
+ *   4        4.7 h             12.4 days
+ *   5       12.4 days           2.2 years
+ *   6        2.2 years        139 years
+ *   7      139 years         8,900 years
+ *   8     8,900 years       570,000 years
+ *   9    570,000 years         36 million years
+ *  10     36 million years    584 million years (all 2^64 ticks)
+ *
+ * With a 1 ms tick, U64_MAX ns (584 years) is reached at level 7.
+ *
+ * Nothing here takes a lock or reads a clock: the caller serialises all
+ * calls on a wheel and passes the time in.
+ */
+#include <linux/bitops.h>
+#include <linux/export.h>
+#include <linux/math64.h>
+
+#include "hwtimer_wheel.h"
+
+/* Bit position of the lowest bit of the digit of level @lvl. */
+#define LVL_SHIFT(lvl)		((lvl) * HWTIMER_WC_LVL_BITS)
+/* Digit of tick @t at level @lvl: its slot number there. */
+#define LVL_DIGIT(t, lvl)	(((t) >> LVL_SHIFT(lvl)) & HWTIMER_WC_LVL_MASK)
+
+/**
+ * hwtimer_wc_init() - set up an empty wheel
+ * @wc: the wheel
+ * @tick_ns: tick length in ns, at least 1
+ * @now_ns: current time in ns; the wheel's tick is @now_ns rounded down
+ *
+ * Context: any; the wheel must not be in use.
+ */
+void hwtimer_wc_init(struct hwtimer_wc *wc, u32 tick_ns, u64 now_ns)
+{
+	unsigned int i;
+
+	wc->tick_ns = tick_ns ? tick_ns : 1;
+	wc->now = div_u64(now_ns, wc->tick_ns);
+	wc->levels = 0;
+	wc->count = 0;
+	INIT_LIST_HEAD(&wc->due);
+	for (i = 0; i < HWTIMER_WC_LEVELS; i++)
+		wc->occupied[i] = 0;
+	for (i = 0; i < HWTIMER_WC_SLOTS; i++) {
+		INIT_LIST_HEAD(&wc->slots[i]);
+		wc->slot_min[i] = U64_MAX;
+	}
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_init, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_entry_init() - mark an entry as not in any wheel
+ * @e: the entry
+ *
+ * Context: any.
+ */
+void hwtimer_wc_entry_init(struct hwtimer_wc_entry *e)
+{
+	INIT_LIST_HEAD(&e->node);
+	e->expires = 0;
+	e->idx = HWTIMER_WC_IDLE;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_ns_to_tick() - deadline tick of a nanosecond deadline
+ * @wc: the wheel (for its tick length)
+ * @ns: deadline in ns
+ *
+ * Context: any.
+ * Return: @ns divided by the tick, rounded up; cannot overflow.
+ */
+u64 hwtimer_wc_ns_to_tick(const struct hwtimer_wc *wc, u64 ns)
+{
+	u32 rem;
+	u64 tick = div_u64_rem(ns, wc->tick_ns, &rem);
+
+	return tick + (rem != 0);
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_ns_to_tick, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_tick_to_ns() - start of a tick in nanoseconds
+ * @wc: the wheel (for its tick length)
+ * @tick: a tick number
+ *
+ * Context: any.
+ * Return: @tick times the tick length, or U64_MAX when that overflows.
+ */
+u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick)
+{
+	if (tick > div_u64(U64_MAX, wc->tick_ns))
+		return U64_MAX;
+	return tick * wc->tick_ns;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_tick_to_ns, HWTIMER_WHEEL);
+
+/* Level at which tick @expires sits when the wheel is at @now (< @expires). */
+static unsigned int calc_level(u64 now, u64 expires)
+{
+	return (fls64(now ^ expires) - 1) / HWTIMER_WC_LVL_BITS;
+}
+
+/*
+ * Put @e, not in the wheel, where its deadline belongs relative to the
+ * wheel's current tick: on the due list when that has been reached.
+ */
+static void enqueue_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
+{
+	unsigned int lvl, idx;
+
+	if (e->expires <= wc->now) {
+		e->idx = HWTIMER_WC_DUE;
+		list_add_tail(&e->node, &wc->due);
+		return;
+	}
+	lvl = calc_level(wc->now, e->expires);
+	idx = lvl * HWTIMER_WC_LVL_SIZE + LVL_DIGIT(e->expires, lvl);
+	e->idx = idx;
+	list_add_tail(&e->node, &wc->slots[idx]);
+	wc->occupied[lvl] |= BIT_ULL(LVL_DIGIT(e->expires, lvl));
+	wc->levels |= BIT(lvl);
+	if (e->expires < wc->slot_min[idx])
+		wc->slot_min[idx] = e->expires;
+}
+
+/* Forget that slot @idx holds anything; its list is already empty. */
+static void clear_slot(struct hwtimer_wc *wc, unsigned int idx)
+{
+	unsigned int lvl = idx / HWTIMER_WC_LVL_SIZE;
+
+	wc->slot_min[idx] = U64_MAX;
+	wc->occupied[lvl] &= ~BIT_ULL(idx % HWTIMER_WC_LVL_SIZE);
+	if (!wc->occupied[lvl])
+		wc->levels &= ~BIT(lvl);
+}
+
+/* Take @e, which is in the wheel, out of its slot or the due list. */
+static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
+{
+	unsigned int idx = e->idx;
+
+	list_del_init(&e->node);
+	e->idx = HWTIMER_WC_IDLE;
+	if (idx < HWTIMER_WC_SLOTS && list_empty(&wc->slots[idx]))
+		clear_slot(wc, idx);
+}
+
+/**
+ * hwtimer_wc_arm() - put an entry in the wheel
+ * @wc: the wheel
+ * @e: an entry not in any wheel
+ * @expires_ns: absolute deadline in ns; any value up to U64_MAX
+ *
+ * A deadline at or before the wheel's current tick puts @e on the due list,
+ * handed out by the next hwtimer_wc_advance(). O(1).
+ *
+ * Context: caller serialises all calls on @wc.
+ */
+void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
+		    u64 expires_ns)
+{
+	e->expires = hwtimer_wc_ns_to_tick(wc, expires_ns);
+	enqueue_entry(wc, e);
+	wc->count++;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_arm, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_cancel() - take an entry out of the wheel
+ * @wc: the wheel
+ * @e: an entry of @wc, or one not in any wheel
+ *
+ * O(1).
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: true when @e was in the wheel, false when it was not.
+ */
+bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
+{
+	if (!hwtimer_wc_entry_pending(e))
+		return false;
+	detach_entry(wc, e);
+	wc->count--;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_cancel, HWTIMER_WHEEL);
+
+/*
+ * Mask of the slots of level @lvl whose range begins in (@old, @now]: those
+ * between the two times' digits, or the whole level once @now has left the
+ * level's window (the span its 64 slots cover around @old).
+ */
+static u64 passed_slots(u64 old, u64 now, unsigned int lvl)
+{
+	unsigned int top = LVL_SHIFT(lvl + 1);
+	u64 lo, hi;
+
+	if (top < 64 && (old >> top) != (now >> top))
+		return ~0ULL;
+	lo = LVL_DIGIT(old, lvl);
+	hi = LVL_DIGIT(now, lvl);
+	/* Bits lo+1 .. hi; "2 << 63" is 0 in u64, which makes the mask all ones. */
+	return ((2ULL << hi) - 1) & ~((2ULL << lo) - 1);
+}
+
+/* Move every entry of the slots in @mask at level @lvl onto @todo. */
+static void collect_slots(struct hwtimer_wc *wc, unsigned int lvl, u64 mask,
+			  struct list_head *todo)
+{
+	u64 hit = wc->occupied[lvl] & mask;
+
+	while (hit) {
+		unsigned int slot = __ffs64(hit);
+		unsigned int idx = lvl * HWTIMER_WC_LVL_SIZE + slot;
+
+		hit &= hit - 1;
+		list_splice_tail_init(&wc->slots[idx], todo);
+		clear_slot(wc, idx);
+	}
+}
+
+/**
+ * hwtimer_wc_advance() - move the wheel to a new time, handing out what is due
+ * @wc: the wheel
+ * @now_ns: current time in ns; an earlier time than the wheel's moves nothing
+ * @expired: list to append due entries to (linked by their node), in no
+ *	particular order; they are no longer in the wheel
+ *
+ * Costs O(levels) plus O(1) per entry handed out or cascaded, however far
+ * time jumps.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: number of entries appended to @expired.
+ */
+u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
+		       struct list_head *expired)
+{
+	u64 now = div_u64(now_ns, wc->tick_ns);
+	struct hwtimer_wc_entry *e, *tmp;
+	u64 n = 0;
+	LIST_HEAD(todo);
+
+	list_splice_tail_init(&wc->due, &todo);
+	if (now > wc->now) {
+		unsigned int lvl;
+
+		for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++) {
+			u64 mask = passed_slots(wc->now, now, lvl);
+
+			collect_slots(wc, lvl, mask, &todo);
+			/*
+			 * A level whose window still holds the new time leaves
+			 * every higher level's window (and digit) unchanged.
+			 */
+			if (mask != ~0ULL)
+				break;
+		}
+		wc->now = now;
+	}
+
+	list_for_each_entry_safe(e, tmp, &todo, node) {
+		list_del(&e->node);
+		if (e->expires <= wc->now) {
+			e->idx = HWTIMER_WC_IDLE;
+			list_add_tail(&e->node, expired);
+			n++;
+		} else {
+			enqueue_entry(wc, e);
+		}
+	}
+	wc->count -= n;
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_next_expiry() - when the wheel next needs advancing
+ * @wc: the wheel
+ * @tick: out: a tick at or before the earliest deadline in the wheel; exact
+ *	unless an entry was cancelled from that slot; the current tick when
+ *	the due list is not empty
+ *
+ * O(1): two find-first-bit operations.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: false when the wheel is empty (@tick untouched).
+ */
+bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
+{
+	unsigned int lvl, slot;
+
+	if (!list_empty(&wc->due)) {
+		*tick = wc->now;
+		return true;
+	}
+	if (!wc->levels)
+		return false;
+	lvl = __ffs(wc->levels);
+	slot = __ffs64(wc->occupied[lvl]);
+	*tick = wc->slot_min[lvl * HWTIMER_WC_LVL_SIZE + slot];
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_drain() - take every entry out of the wheel
+ * @wc: the wheel
+ * @list: list to append them to (linked by their node)
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: number of entries moved; the wheel is empty afterwards.
+ */
+u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list)
+{
+	struct hwtimer_wc_entry *e, *tmp;
+	unsigned int lvl;
+	u64 n = 0;
+	LIST_HEAD(todo);
+
+	list_splice_tail_init(&wc->due, &todo);
+	for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++)
+		collect_slots(wc, lvl, ~0ULL, &todo);
+	list_for_each_entry_safe(e, tmp, &todo, node) {
+		e->idx = HWTIMER_WC_IDLE;
+		n++;
+	}
+	list_splice_tail(&todo, list);
+	wc->count = 0;
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_drain, HWTIMER_WHEEL);
