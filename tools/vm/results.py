@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Result accounting for hwtimer's VM tests.
+
+  results.py vm LABEL OUTDIR      parse OUTDIR/{results,console}.log of one VM
+  results.py tap LABEL LOG RC     count a host-side TAP log (exit status RC)
+  results.py fail LABEL DIR WHY      record one failure (a build step, ...)
+  results.py total CHECKDIR       sum every CHECKDIR/**/counts, print the line
+
+Each of the first three writes a `counts` file ("P F S") and prints one line
+"LABEL: P passed, F failed, S skipped"; `total` prints the final summary and
+writes it to CHECKDIR/summary.txt. Exit status is 0 unless failures.
+"""
+import os
+import re
+import sys
+
+TS = re.compile(r'^\[\s*\d+\.\d+\] ')          # printk timestamp
+TAP = re.compile(r'^(ok|not ok) +\d+\b(.*)$')
+SKIP = re.compile(r'#\s*SKIP', re.I)
+BEGIN = re.compile(r'^=== BEGIN (\S+) ===$')
+END = re.compile(r'^=== END (\S+) rc=(-?\d+) ===$')
+# Kernel splats. Only lines carrying a printk timestamp are kernel messages,
+# so a test named e.g. "warning_on_bad_input" cannot trip these.
+SPLAT = re.compile(
+    r'\] .*(BUG:|WARNING:|KASAN|ODEBUG|UBSAN|Oops|Call Trace|'
+    r'possible recursive locking|circular locking|'
+    r'lockdep is turned off|DEBUG_LOCKS_WARN_ON|detected stall|'
+    r'inconsistent lock state|suspicious RCU usage|'
+    r'kmemleak: \d+ new suspected|general protection fault|'
+    r'Kernel panic|watchdog: BUG|hung_task|INFO: task .* blocked|'
+    r'list_add corruption|list_del corruption|sleeping function called)')
+
+
+class Counts:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.notes = []
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.skipped += other.skipped
+
+    def fail(self, why):
+        self.failed += 1
+        self.notes.append('FAIL: ' + why)
+
+    def line(self):
+        return '%d passed, %d failed, %d skipped' % (
+            self.passed, self.failed, self.skipped)
+
+
+def count_tap(lines, c, where):
+    """kselftest TAP: unindented ok / not ok lines, '# SKIP' directives."""
+    for ln in lines:
+        if ln.startswith('1..0') and SKIP.search(ln):
+            c.skipped += 1
+            continue
+        m = TAP.match(ln)
+        if not m:
+            continue
+        if SKIP.search(m.group(2)):
+            c.skipped += 1
+        elif m.group(1) == 'ok':
+            c.passed += 1
+        else:
+            c.fail('%s: %s' % (where, ln))
+
+
+def count_ktap(lines, c, where):
+    """KTAP of 6.1 KUnit modules, printk timestamps already stripped.
+
+    A suite is '    # Subtest: S', '    1..N', its cases as
+    '    ok I case', parameter results at 8 spaces (not counted: one case is
+    one test), and '(not )ok K S' at column 0. Cases missing from a plan,
+    or a failed suite without failed cases (suite init error), count as
+    failures; so does a suite that never ends (crash inside insmod).
+    """
+    suite = None
+    for ln in lines:
+        m = re.match(r'^    # Subtest: (\S+)', ln)
+        if m:
+            if suite:
+                c.fail('%s: suite %s never ended' % (where, suite['name']))
+            suite = {'name': m.group(1), 'plan': None, 'seen': 0, 'bad': 0}
+            continue
+        if suite is None:
+            continue
+        m = re.match(r'^    1\.\.(\d+)', ln)
+        if m and suite['plan'] is None:
+            suite['plan'] = int(m.group(1))
+            continue
+        m = re.match(r'^    (ok|not ok) \d+ (\S+)(.*)$', ln)
+        if m:
+            suite['seen'] += 1
+            name = '%s.%s' % (suite['name'], m.group(2))
+            if SKIP.search(m.group(3)):
+                c.skipped += 1
+            elif m.group(1) == 'ok':
+                c.passed += 1
+            else:
+                suite['bad'] += 1
+                c.fail('%s: %s' % (where, name))
+            continue
+        m = re.match(r'^        not ok \d+ (.*)$', ln)
+        if m:
+            c.notes.append('  failed param of %s: %s' % (suite['name'],
+                                                          m.group(1)))
+            continue
+        m = re.match(r'^(ok|not ok) \d+ (\S+)', ln)
+        if m and m.group(2) == suite['name']:
+            missing = (suite['plan'] or 0) - suite['seen']
+            for _ in range(max(missing, 0)):
+                c.fail('%s: %s: case missing from plan' % (where, suite['name']))
+            if m.group(1) == 'not ok' and suite['bad'] == 0 and missing <= 0:
+                c.fail('%s: suite %s failed (init error?)' % (where, suite['name']))
+            suite = None
+    if suite:
+        c.fail('%s: suite %s never ended' % (where, suite['name']))
+
+
+def split_fragments(text):
+    """[(name, rc or None, [lines])] from a results log."""
+    frags, cur = [], None
+    for ln in text.splitlines():
+        ln = ln.rstrip('\r')
+        m = BEGIN.match(ln)
+        if m:
+            if cur:
+                frags.append(cur)
+            cur = [m.group(1), None, []]
+            continue
+        m = END.match(ln)
+        if m and cur and m.group(1) == cur[0]:
+            cur[1] = int(m.group(2))
+            frags.append(cur)
+            cur = None
+            continue
+        if cur:
+            cur[2].append(ln)
+    if cur:
+        frags.append(cur)
+    return frags
+
+
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except FileNotFoundError:
+        return ''
+
+
+def write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def do_vm(label, outdir):
+    c = Counts()
+    frags = split_fragments(read(os.path.join(outdir, 'results.log')))
+    if not frags:
+        c.fail('%s: no fragment ran (VM did not boot to /init?)' % label)
+    for name, rc, lines in frags:
+        where = '%s/%s' % (label, name)
+        fc = Counts()
+        plain = [ln for ln in lines if not TS.match(ln)]
+        kmsg = [TS.sub('', ln) for ln in lines if TS.match(ln)]
+        count_tap(plain, fc, where)
+        if kmsg and any('# Subtest:' in ln for ln in kmsg):
+            count_ktap(kmsg, fc, where)
+            write(os.path.join(outdir, name + '.ktap'), '\n'.join(kmsg) + '\n')
+        write(os.path.join(outdir, name + '.tap'), '\n'.join(plain) + '\n')
+        if rc is None:
+            fc.fail('%s: no END marker (VM died or hung here)' % where)
+        elif rc != 0 and fc.failed == 0:
+            fc.fail('%s: exit status %d' % (where, rc))
+        c.add(fc)
+        c.notes += fc.notes
+        print('  %-24s %s' % (where, fc.line()))
+    console = read(os.path.join(outdir, 'console.log')).splitlines()
+    splats = [ln.rstrip('\r') for ln in console if SPLAT.search(ln)]
+    if splats:
+        c.fail('%s: kernel splat in console log' % label)
+        c.notes += ['  ' + s for s in splats[:40]]
+    return c
+
+
+def do_tap(label, log, rc):
+    c = Counts()
+    count_tap(read(log).splitlines(), c, label)
+    if rc != 0 and c.failed == 0:
+        c.fail('%s: exit status %d' % (label, rc))
+    return c
+
+
+def do_total(checkdir):
+    c = Counts()
+    for root, _, files in sorted(os.walk(checkdir)):
+        if 'counts' in files:
+            p, f, s = map(int, read(os.path.join(root, 'counts')).split())
+            c.passed += p
+            c.failed += f
+            c.skipped += s
+    line = '%d passed, %d failed' % (c.passed, c.failed)
+    if c.skipped:
+        line += ', %d skipped' % c.skipped
+    write(os.path.join(checkdir, 'summary.txt'), line + '\n')
+    print(line)
+    return 1 if c.failed else 0
+
+
+def record(label, outdir, c):
+    os.makedirs(outdir, exist_ok=True)
+    write(os.path.join(outdir, 'counts'),
+          '%d %d %d\n' % (c.passed, c.failed, c.skipped))
+    for n in c.notes:
+        print(n)
+    print('%s: %s' % (label, c.line()))
+    return 1 if c.failed else 0
+
+
+def main(argv):
+    cmd = argv[1] if len(argv) > 1 else ''
+    if cmd == 'vm' and len(argv) == 4:
+        return record(argv[2], argv[3], do_vm(argv[2], argv[3]))
+    if cmd == 'tap' and len(argv) == 5:
+        return record(argv[2], os.path.dirname(argv[3]) or '.',
+                      do_tap(argv[2], argv[3], int(argv[4])))
+    if cmd == 'fail' and len(argv) == 5:
+        c = Counts()
+        c.fail(argv[4])
+        return record(argv[2], argv[3], c)
+    if cmd == 'total' and len(argv) == 3:
+        return do_total(argv[2])
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
