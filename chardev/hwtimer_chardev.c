@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_chardev.c - /dev/hwtimer: hwtimer for userspace.
+ *
+ * Each open file is a context that arms any number of timeouts on the
+ * hwtimer wheels (the default one for CLOCK_MONOTONIC, a private one for
+ * CLOCK_BOOTTIME) and hands their expiries back as fixed-size records
+ * through read(), poll() and an optional eventfd. The ABI is in
+ * include/uapi/linux/hwtimer.h.
+ *
+ * A timeout of a context is a struct hwt_timer. It is found by id in the
+ * context's xarray: the low 32 bits of an id are the xarray index (allocated
+ * cyclically) and the high 32 bits a generation drawn from a global counter
+ * when the context opens and again whenever its indexes wrap, so an id is
+ * never reused and the ids of two contexts never meet.
+ *
+ * The record of an expiry lives inside the hwt_timer, so a callback never
+ * allocates: it fills the record and links it on the context's event list,
+ * or, when the record is still unread, only counts an overrun (timerfd
+ * semantics). Memory is bounded by the per-context cap on live timeouts.
+ *
+ * Lifetime of a hwt_timer, all under ctx->wqh.lock:
+ *
+ *	reference		taken			dropped
+ *	linked (in xarray)	ARM			CANCEL, or read() of
+ *							a one-shot's record
+ *	queued (event list)	callback		read()
+ *
+ * When both are gone the timer is "dead": it goes to a reap list and is
+ * freed after the lock is dropped, behind hwtimer_cancel_sync(), so no
+ * callback can still be running on it. A callback that finds its timer dead
+ * does nothing. Callbacks never free, so they never wait on themselves.
+ */
+#include <linux/eventfd.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include <uapi/linux/hwtimer.h>
+
+#include "hwtimer.h"
+#include "hwtimer_internal.h"
+
+static unsigned int ctx_max_pending = 262144;
+module_param(ctx_max_pending, uint, 0644);
+MODULE_PARM_DESC(ctx_max_pending,
+		 "Most live timeouts per open /dev/hwtimer (pending or unread; default 262144)");
+
+/* Ops of a batch copied in and out at a time. */
+#define HWT_BATCH_CHUNK		16
+/* Records read() gathers under the lock before copying them out. */
+#define HWT_READ_CHUNK		8
+
+/**
+ * struct hwt_ctx - one open /dev/hwtimer
+ * @wqh: readers and pollers wait here; its lock protects every other field
+ *	and the state fields of every hwt_timer of the context
+ * @timers: id index -> hwt_timer; linked timers only (own xa_lock nests
+ *	inside @wqh.lock)
+ * @events: hwt_timers whose record waits to be read, oldest first
+ * @evfd: eventfd signalled on every expiry, or NULL
+ * @gen: generation of the ids being allocated (high 32 bits)
+ * @next_idx: cursor of the cyclic index allocator
+ * @pending: timeouts waiting to fire
+ * @queued: records on @events
+ * @live: timeouts counted against ctx_max_pending (linked or queued)
+ * @armed: successful arms, ever
+ * @fired: expiries delivered or folded into overruns, ever
+ * @cancelled: cancels that stopped a timeout, ever
+ * @read: records read, ever
+ */
+struct hwt_ctx {
+	wait_queue_head_t wqh;
+	struct xarray timers;
+	struct list_head events;
+	struct eventfd_ctx *evfd;
+	u32 gen;
+	u32 next_idx;
+	u64 pending;
+	u64 queued;
+	u64 live;
+	u64 armed;
+	u64 fired;
+	u64 cancelled;
+	u64 read;
+};
+
+/**
+ * struct hwt_timer - a timeout of a context
+ * @t: the hwtimer timeout
+ * @ctx: owning context
+ * @wheel: wheel it is armed on
+ * @node: link on @ctx->events while queued, or on a reap list once dead
+ * @ev: the record read() returns; filled by the callback
+ * @period_ns: period, 0 for a one-shot
+ * @linked: findable by id in @ctx->timers
+ * @queued: @ev is on @ctx->events
+ * @fired: one-shot whose callback has run
+ * @dead: neither linked nor queued; being freed
+ */
+struct hwt_timer {
+	struct hwtimer_timeout t;
+	struct hwt_ctx *ctx;
+	struct hwtimer_wheel *wheel;
+	struct list_head node;
+	struct hwtimer_event ev;
+	u64 period_ns;
+	bool linked;
+	bool queued;
+	bool fired;
+	bool dead;
+};
+
+/* Hands out a generation per context open and per index wrap. */
+static atomic_t hwt_gen = ATOMIC_INIT(0);
+static struct kmem_cache *hwt_cache;
+/* Wheel of CLOCK_BOOTTIME timeouts; CLOCK_MONOTONIC uses the default. */
+static struct hwtimer_wheel *hwt_boot_wheel;
+
+static struct hwtimer_wheel *clock_wheel(u32 clock)
+{
+	switch (clock) {
+	case CLOCK_MONOTONIC:
+		return hwtimer_default_wheel();
+	case CLOCK_BOOTTIME:
+		return hwt_boot_wheel;
+	default:
+		return NULL;
+	}
+}
+
+static bool reserved_zero(const __u64 *r, size_t n)
+{
+	while (n--)
+		if (*r++)
+			return false;
+	return true;
+}
+
+/* Find a linked timer by id. Caller holds ctx->wqh.lock. */
+static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
+{
+	struct hwt_timer *ht;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	ht = xa_load(&ctx->timers, (u32)id);
+	if (!ht || ht->ev.id != id)
+		return NULL;
+	return ht;
+}
+
+/* Drop the timer from the id index. Caller holds ctx->wqh.lock. */
+static void unlink_timer(struct hwt_timer *ht, struct list_head *reap)
+{
+	struct hwt_ctx *ctx = ht->ctx;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	xa_erase(&ctx->timers, (u32)ht->ev.id);
+	ht->linked = false;
+	ht->ev.flags |= HWTIMER_EVENT_LAST;
+	if (!ht->queued) {
+		ht->dead = true;
+		ctx->live--;
+		list_add_tail(&ht->node, reap);
+	}
+}
+
+/* Free dead timers once no callback can run on them. May sleep. */
+static void reap_timers(struct list_head *reap)
+{
+	struct hwt_timer *ht, *n;
+
+	list_for_each_entry_safe(ht, n, reap, node) {
+		hwtimer_cancel_sync(&ht->t);
+		kmem_cache_free(hwt_cache, ht);
+	}
+}
+
+/* Callback of every context timeout; process context, on a wheel worker. */
+static void hwt_fire(struct hwtimer_timeout *t)
+{
+	struct hwt_timer *ht = hwtimer_from(ht, t, t);
+	struct hwt_ctx *ctx = ht->ctx;
+	u64 overruns = hwtimer_overruns(t);
+
+	spin_lock(&ctx->wqh.lock);
+	if (ht->dead || !ht->linked)
+		goto out_unlock;
+	ht->ev.deadline_ns = hwtimer_deadline(t);
+	ht->ev.fire_ns = hwtimer_wheel_now(ht->wheel);
+	ctx->fired += 1 + overruns;
+	if (ht->queued) {
+		ht->ev.overruns += 1 + overruns;
+	} else {
+		ht->ev.overruns = overruns;
+		ht->queued = true;
+		list_add_tail(&ht->node, &ctx->events);
+		ctx->queued++;
+	}
+	if (!ht->period_ns && !ht->fired) {
+		ht->fired = true;
+		ctx->pending--;
+	}
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->evfd)
+		eventfd_signal(ctx->evfd, 1);
+out_unlock:
+	spin_unlock(&ctx->wqh.lock);
+}
+
+static int check_deadline_flags(u32 flags)
+{
+	return flags & ~HWTIMER_ARM_ABS ? -EINVAL : 0;
+}
+
+static u32 arm_flags(u32 flags)
+{
+	return flags & HWTIMER_ARM_ABS ? HWTIMER_ABS : 0;
+}
+
+/* Reserve an index and return the id it gets, or a negative errno. */
+static s64 alloc_id(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	u32 idx;
+	s64 id;
+	int ret;
+
+	xa_lock(&ctx->timers);
+	ret = __xa_alloc_cyclic(&ctx->timers, &idx, NULL,
+				XA_LIMIT(1, U32_MAX), &ctx->next_idx,
+				GFP_KERNEL_ACCOUNT);
+	if (ret == 1)
+		ctx->gen = (u32)atomic_inc_return(&hwt_gen);
+	id = ret < 0 ? ret : (s64)(((u64)ctx->gen << 32) | idx);
+	xa_unlock(&ctx->timers);
+	return id;
+}
+
+/* Arm one timeout; fills in @req->id. Shared by ARM and BATCH. */
+static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+{
+	struct hwtimer_wheel *w = clock_wheel(req->clock);
+	struct hwt_timer *ht;
+	s64 id;
+	int ret;
+
+	if (!w || check_deadline_flags(req->flags) ||
+	    !reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)) || req->id)
+		return -EINVAL;
+	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
+		return -EINVAL;
+
+	spin_lock(&ctx->wqh.lock);
+	if (ctx->live >= READ_ONCE(ctx_max_pending)) {
+		spin_unlock(&ctx->wqh.lock);
+		return -ENOSPC;
+	}
+	ctx->live++;
+	spin_unlock(&ctx->wqh.lock);
+
+	ret = -ENOMEM;
+	ht = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	if (!ht)
+		goto err_unreserve;
+	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
+	ht->ctx = ctx;
+	ht->wheel = w;
+	ht->period_ns = req->period_ns;
+	ht->ev.cookie = req->cookie;
+	ht->ev.clock = req->clock;
+	INIT_LIST_HEAD(&ht->node);
+
+	id = alloc_id(ctx, ht);
+	if (id < 0) {
+		ret = id;
+		goto err_free;
+	}
+	ht->ev.id = id;
+
+	spin_lock(&ctx->wqh.lock);
+	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
+			  arm_flags(req->flags));
+	if (ret) {
+		spin_unlock(&ctx->wqh.lock);
+		xa_erase(&ctx->timers, (u32)id);
+		goto err_free;
+	}
+	/* The slot is reserved, so this store does not allocate. */
+	xa_store(&ctx->timers, (u32)id, ht, GFP_NOWAIT);
+	ht->linked = true;
+	ctx->pending++;
+	ctx->armed++;
+	spin_unlock(&ctx->wqh.lock);
+	req->id = id;
+	return 0;
+
+err_free:
+	kmem_cache_free(hwt_cache, ht);
+err_unreserve:
+	spin_lock(&ctx->wqh.lock);
+	ctx->live--;
+	spin_unlock(&ctx->wqh.lock);
+	return ret;
+}
+
+/* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
+static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
+			    struct list_head *reap)
+{
+	struct hwt_timer *ht = lookup(ctx, id);
+	int r;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!ht)
+		return -ENOENT;
+	if (ht->fired) {
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	r = hwtimer_cancel(&ht->t);
+	if (!ht->period_ns && r != HWTIMER_CANCELLED) {
+		/* Its callback is running and will queue the record. */
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	ctx->pending--;
+	ctx->cancelled++;
+	unlink_timer(ht, reap);
+	*result = HWTIMER_RESULT_CANCELLED;
+	return 0;
+}
+
+/* Move by id; sets *result. Caller holds ctx->wqh.lock. */
+static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
+			    u32 flags, u32 *result)
+{
+	struct hwt_timer *ht = lookup(ctx, id);
+	int r;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!ht)
+		return -ENOENT;
+	if (ht->fired) {
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	if (!ht->period_ns) {
+		/*
+		 * A one-shot is moved only while it is certainly pending:
+		 * modifying it once its callback started would fire it twice.
+		 */
+		r = hwtimer_cancel(&ht->t);
+		if (r != HWTIMER_CANCELLED) {
+			*result = HWTIMER_RESULT_FIRED;
+			return 0;
+		}
+		r = hwtimer_arm(ht->wheel, &ht->t, deadline, 0, arm_flags(flags));
+		if (WARN_ON_ONCE(r)) {
+			/* Cannot fail for a timeout just cancelled; be safe. */
+			ht->fired = true;
+			ctx->pending--;
+			return r;
+		}
+	} else {
+		r = hwtimer_modify(&ht->t, deadline, arm_flags(flags));
+		if (r)
+			return r;
+	}
+	*result = HWTIMER_RESULT_MODIFIED;
+	return 0;
+}
+
+static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
+{
+	LIST_HEAD(reap);
+	int ret;
+
+	spin_lock(&ctx->wqh.lock);
+	ret = do_cancel_locked(ctx, id, result, &reap);
+	spin_unlock(&ctx->wqh.lock);
+	reap_timers(&reap);
+	return ret;
+}
+
+static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
+		     u32 *result)
+{
+	int ret;
+
+	if (check_deadline_flags(flags))
+		return -EINVAL;
+	spin_lock(&ctx->wqh.lock);
+	ret = do_modify_locked(ctx, id, deadline, flags, result);
+	spin_unlock(&ctx->wqh.lock);
+	return ret;
+}
+
+static u64 ioctl_mask(void)
+{
+	return BIT_ULL(_IOC_NR(HWTIMER_IOC_API)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_ARM)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_CANCEL)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_MODIFY)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_BATCH)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_SET_EVENTFD)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_STATS));
+}
+
+static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_api req;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.api != HWTIMER_API || req.flags ||
+	    req.features & ~HWTIMER_FEATURES_ALL ||
+	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	req.api = HWTIMER_API;
+	req.features = HWTIMER_FEATURES_ALL;
+	req.ioctls = ioctl_mask();
+	req.tick_ns = hwtimer_wheel_tick_ns(hwtimer_default_wheel());
+	req.max_pending = READ_ONCE(ctx_max_pending);
+	req.event_size = sizeof(struct hwtimer_event);
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_arm_req req;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = do_arm(ctx, &req);
+	if (ret)
+		return ret;
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		u32 result;
+
+		/* The caller cannot learn the id: do not leave it armed. */
+		do_cancel(ctx, req.id, &result);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_cancel_req req;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.result ||
+	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	ret = do_cancel(ctx, req.id, &req.result);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_modify_req req;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.result || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	ret = do_modify(ctx, req.id, req.deadline_ns, req.flags, &req.result);
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+/* Run one batch op in place; returns its status. */
+static int batch_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
+{
+	struct hwtimer_arm_req arm = {};
+	int ret;
+
+	if (op->status || op->result || op->pad || op->reserved)
+		return -EINVAL;
+	switch (op->op) {
+	case HWTIMER_OP_ARM:
+		arm.cookie = op->cookie;
+		arm.deadline_ns = op->deadline_ns;
+		arm.period_ns = op->period_ns;
+		arm.clock = op->clock;
+		arm.flags = op->flags;
+		arm.id = op->id;
+		ret = do_arm(ctx, &arm);
+		if (!ret)
+			op->id = arm.id;
+		return ret;
+	case HWTIMER_OP_CANCEL:
+		if (op->flags || op->cookie || op->deadline_ns ||
+		    op->period_ns || op->clock)
+			return -EINVAL;
+		return do_cancel(ctx, op->id, &op->result);
+	case HWTIMER_OP_MODIFY:
+		if (op->cookie || op->period_ns || op->clock)
+			return -EINVAL;
+		return do_modify(ctx, op->id, op->deadline_ns, op->flags,
+				 &op->result);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwtimer_batch_op __user *uops;
+	struct hwtimer_batch req;
+	u32 i, n;
+	long ret = 0;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.done || req.failed || req.count > HWTIMER_BATCH_MAX ||
+	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	uops = u64_to_user_ptr(req.ops);
+
+	while (req.done < req.count) {
+		n = min_t(u32, req.count - req.done, HWT_BATCH_CHUNK);
+		if (copy_from_user(ops, uops + req.done, n * sizeof(ops[0]))) {
+			ret = -EFAULT;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			ops[i].status = batch_one(ctx, &ops[i]);
+			if (ops[i].status)
+				req.failed++;
+		}
+		if (copy_to_user(uops + req.done, ops, n * sizeof(ops[0]))) {
+			ret = -EFAULT;
+			break;
+		}
+		req.done += n;
+		cond_resched();
+	}
+	if (copy_to_user(arg, &req, sizeof(req)))
+		return -EFAULT;
+	return ret;
+}
+
+static long ioc_set_eventfd(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_eventfd_req req;
+	struct eventfd_ctx *evfd = NULL, *old;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	if (req.fd != -1) {
+		evfd = eventfd_ctx_fdget(req.fd);
+		if (IS_ERR(evfd))
+			return PTR_ERR(evfd);
+	}
+	spin_lock(&ctx->wqh.lock);
+	old = ctx->evfd;
+	ctx->evfd = evfd;
+	spin_unlock(&ctx->wqh.lock);
+	if (old)
+		eventfd_ctx_put(old);
+	return 0;
+}
+
+static long ioc_stats(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_stats_req req;
+	struct hwtimer_stats *st;
+	struct hwtimer_wheel *w;
+	u32 clock;
+	int i;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	w = clock_wheel(req.clock);
+	if (!w || req.flags ||
+	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	hwtimer_wheel_get_stats(w, st);
+
+	clock = req.clock;
+	memset(&req, 0, sizeof(req));
+	req.clock = clock;
+	spin_lock(&ctx->wqh.lock);
+	req.ctx_pending = ctx->pending;
+	req.ctx_queued = ctx->queued;
+	req.ctx_live = ctx->live;
+	req.ctx_armed = ctx->armed;
+	req.ctx_fired = ctx->fired;
+	req.ctx_cancelled = ctx->cancelled;
+	req.ctx_read = ctx->read;
+	spin_unlock(&ctx->wqh.lock);
+	req.ctx_max_pending = READ_ONCE(ctx_max_pending);
+	req.tick_ns = hwtimer_wheel_tick_ns(w);
+	req.pending = st->pending;
+	req.armed = st->armed;
+	req.fired = st->fired;
+	req.cancelled = st->cancelled;
+	req.rejected = st->rejected;
+	req.hrtimer_fires = st->hrtimer_fires;
+	req.max_lateness_ns = st->max_lateness_ns;
+	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
+		req.lateness[i] = st->lateness[i];
+	kfree(st);
+	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
+static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct hwt_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case HWTIMER_IOC_API:
+		return ioc_api(ctx, uarg);
+	case HWTIMER_IOC_ARM:
+		return ioc_arm(ctx, uarg);
+	case HWTIMER_IOC_CANCEL:
+		return ioc_cancel(ctx, uarg);
+	case HWTIMER_IOC_MODIFY:
+		return ioc_modify(ctx, uarg);
+	case HWTIMER_IOC_BATCH:
+		return ioc_batch(ctx, uarg);
+	case HWTIMER_IOC_SET_EVENTFD:
+		return ioc_set_eventfd(ctx, uarg);
+	case HWTIMER_IOC_STATS:
+		return ioc_stats(ctx, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * Take up to @max records off the event list into @out. One-shot timers
+ * leave the id index with their record. Caller holds ctx->wqh.lock.
+ */
+static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
+			  size_t max, struct list_head *reap)
+{
+	struct hwt_timer *ht;
+	size_t n = 0;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	while (n < max && !list_empty(&ctx->events)) {
+		ht = list_first_entry(&ctx->events, struct hwt_timer, node);
+		list_del_init(&ht->node);
+		ht->queued = false;
+		ctx->queued--;
+		ctx->read++;
+		if (!ht->period_ns && ht->linked)
+			unlink_timer(ht, reap);
+		out[n++] = ht->ev;
+		ht->ev.overruns = 0;
+		if (!ht->linked && !ht->dead) {
+			ht->dead = true;
+			ctx->live--;
+			list_add_tail(&ht->node, reap);
+		}
+	}
+	return n;
+}
+
+static bool have_events(struct hwt_ctx *ctx)
+{
+	return !list_empty(&ctx->events);
+}
+
+static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	struct hwtimer_event evs[HWT_READ_CHUNK];
+	struct hwt_ctx *ctx = file->private_data;
+	size_t max = count / sizeof(evs[0]);
+	ssize_t done = 0;
+	LIST_HEAD(reap);
+	size_t n;
+	int ret;
+
+	if (!max)
+		return -EINVAL;
+	spin_lock(&ctx->wqh.lock);
+	if (list_empty(&ctx->events)) {
+		ret = -EAGAIN;
+		if (!(file->f_flags & O_NONBLOCK))
+			ret = wait_event_interruptible_locked(ctx->wqh,
+							      have_events(ctx));
+		if (ret) {
+			spin_unlock(&ctx->wqh.lock);
+			return ret;
+		}
+	}
+	while (max) {
+		n = take_events(ctx, evs, min_t(size_t, max, HWT_READ_CHUNK),
+				&reap);
+		if (!n)
+			break;
+		spin_unlock(&ctx->wqh.lock);
+		reap_timers(&reap);
+		INIT_LIST_HEAD(&reap);
+		if (copy_to_user(buf + done, evs, n * sizeof(evs[0])))
+			return done ? done : -EFAULT;
+		done += n * sizeof(evs[0]);
+		max -= n;
+		spin_lock(&ctx->wqh.lock);
+	}
+	spin_unlock(&ctx->wqh.lock);
+	return done;
+}
+
+static __poll_t hwt_poll(struct file *file, poll_table *wait)
+{
+	struct hwt_ctx *ctx = file->private_data;
+	__poll_t mask = 0;
+
+	poll_wait(file, &ctx->wqh, wait);
+	spin_lock(&ctx->wqh.lock);
+	if (!list_empty(&ctx->events))
+		mask = EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&ctx->wqh.lock);
+	return mask;
+}
+
+static int hwt_open(struct inode *inode, struct file *file)
+{
+	struct hwt_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	init_waitqueue_head(&ctx->wqh);
+	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	INIT_LIST_HEAD(&ctx->events);
+	ctx->gen = (u32)atomic_inc_return(&hwt_gen);
+	file->private_data = ctx;
+	return stream_open(inode, file);
+}
+
+/* Last reference gone: no ioctl or read can run, only callbacks. */
+static int hwt_release(struct inode *inode, struct file *file)
+{
+	struct hwt_ctx *ctx = file->private_data;
+	struct hwt_timer *ht, *n;
+	unsigned long idx;
+	LIST_HEAD(reap);
+
+	/* Stop every timeout; after this no callback runs or will run. */
+	xa_for_each(&ctx->timers, idx, ht)
+		hwtimer_cancel_sync(&ht->t);
+	list_for_each_entry(ht, &ctx->events, node)
+		hwtimer_cancel_sync(&ht->t);
+
+	spin_lock(&ctx->wqh.lock);
+	xa_for_each(&ctx->timers, idx, ht) {
+		if (!ht->queued)
+			list_add_tail(&ht->node, &reap);
+		xa_erase(&ctx->timers, idx);
+	}
+	list_splice_init(&ctx->events, &reap);
+	spin_unlock(&ctx->wqh.lock);
+
+	list_for_each_entry_safe(ht, n, &reap, node)
+		kmem_cache_free(hwt_cache, ht);
+	xa_destroy(&ctx->timers);
+	if (ctx->evfd)
+		eventfd_ctx_put(ctx->evfd);
+	kfree(ctx);
+	return 0;
+}
+
+static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct hwt_ctx *ctx = file->private_data;
+	u64 pending, queued, live;
+	bool evfd;
+
+	spin_lock(&ctx->wqh.lock);
+	pending = ctx->pending;
+	queued = ctx->queued;
+	live = ctx->live;
+	evfd = ctx->evfd;
+	spin_unlock(&ctx->wqh.lock);
+	seq_printf(m, "hwtimer-pending:\t%llu\n", pending);
+	seq_printf(m, "hwtimer-queued:\t%llu\n", queued);
+	seq_printf(m, "hwtimer-live:\t%llu\n", live);
+	seq_printf(m, "hwtimer-eventfd:\t%d\n", evfd);
+}
+
+static const struct file_operations hwt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= hwt_open,
+	.release	= hwt_release,
+	.read		= hwt_read,
+	.poll		= hwt_poll,
+	.unlocked_ioctl	= hwt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.show_fdinfo	= hwt_show_fdinfo,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice hwt_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "hwtimer",
+	.fops	= &hwt_fops,
+	.mode	= 0666,
+};
+
+/**
+ * hwtimer_chardev_init() - create the boottime wheel and /dev/hwtimer
+ *
+ * Context: module init, after the default wheel exists.
+ * Return: 0 or a negative errno.
+ */
+int hwtimer_chardev_init(void)
+{
+	struct hwtimer_wheel_params p = {
+		.name = "chardev-boottime",
+		.tick_ns = hwtimer_wheel_tick_ns(hwtimer_default_wheel()),
+		.clock = HWTIMER_CLOCK_BOOTTIME,
+	};
+	int ret;
+
+	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
+
+	hwt_cache = KMEM_CACHE(hwt_timer, SLAB_ACCOUNT);
+	if (!hwt_cache)
+		return -ENOMEM;
+	hwt_boot_wheel = hwtimer_wheel_create(&p);
+	if (IS_ERR(hwt_boot_wheel)) {
+		ret = PTR_ERR(hwt_boot_wheel);
+		goto err_destroy_cache;
+	}
+	ret = misc_register(&hwt_misc);
+	if (ret)
+		goto err_destroy_wheel;
+	return 0;
+
+err_destroy_wheel:
+	hwtimer_wheel_destroy(hwt_boot_wheel);
+err_destroy_cache:
+	kmem_cache_destroy(hwt_cache);
+	return ret;
+}
+
+/**
+ * hwtimer_chardev_exit() - remove /dev/hwtimer and the boottime wheel
+ *
+ * Context: module exit; no context is open (each pins the module).
+ */
+void hwtimer_chardev_exit(void)
+{
+	misc_deregister(&hwt_misc);
+	hwtimer_wheel_destroy(hwt_boot_wheel);
+	kmem_cache_destroy(hwt_cache);
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * hwtimer.h - userspace ABI of /dev/hwtimer.
+ *
+ * One open file is one context: it arms any number of timeouts on the
+ * hwtimer wheels and delivers their expiries as fixed-size records through
+ * read(), with poll()/epoll and an optional eventfd to wait on.
+ *
+ * Layout rules (Documentation/driver-api/ioctl.rst): fixed-width types only,
+ * natural alignment, explicit padding, no pointers (a __u64 holds them).
+ * Every input struct has a flags word and reserved words; unknown flags and
+ * non-zero reserved words are rejected with EINVAL, so they can be given a
+ * meaning later without a second set of ioctls.
+ */
+#ifndef _UAPI_LINUX_HWTIMER_H
+#define _UAPI_LINUX_HWTIMER_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Version of this ABI; HWTIMER_IOC_API accepts exactly this. */
+#define HWTIMER_API			1
+
+/* Feature bits reported by HWTIMER_IOC_API. */
+#define HWTIMER_FEATURE_PERIODIC	(1ULL << 0)	/* period_ns != 0 */
+#define HWTIMER_FEATURE_BOOTTIME	(1ULL << 1)	/* CLOCK_BOOTTIME */
+#define HWTIMER_FEATURE_BATCH		(1ULL << 2)	/* HWTIMER_IOC_BATCH */
+#define HWTIMER_FEATURE_EVENTFD		(1ULL << 3)	/* HWTIMER_IOC_SET_EVENTFD */
+#define HWTIMER_FEATURES_ALL		((1ULL << 4) - 1)
+
+/**
+ * struct hwtimer_api - API handshake (like UFFDIO_API)
+ * @api: in: %HWTIMER_API
+ * @features: in: features the caller requires (unknown: EINVAL);
+ *	out: every feature supported
+ * @ioctls: out: bit _IOC_NR(cmd) set for every supported command
+ * @tick_ns: out: tick of the wheels, which is also the minimum period
+ * @max_pending: out: most live timeouts per context (ENOSPC past it)
+ * @event_size: out: sizeof(struct hwtimer_event)
+ * @flags: in: must be 0
+ * @reserved: in: must be 0; out: 0
+ */
+struct hwtimer_api {
+	__u64 api;
+	__u64 features;
+	__u64 ioctls;
+	__u64 tick_ns;
+	__u64 max_pending;
+	__u32 event_size;
+	__u32 flags;
+	__u64 reserved[4];
+};
+
+/* Flag of ARM, MODIFY and batch ops: deadline_ns is absolute on the clock. */
+#define HWTIMER_ARM_ABS			(1U << 0)
+
+/**
+ * struct hwtimer_arm_req - arm one timeout
+ * @cookie: in: opaque, returned in every event of this timeout
+ * @deadline_ns: in: first expiry, relative to now or absolute with
+ *	%HWTIMER_ARM_ABS; a past absolute deadline fires at once, and any
+ *	value up to U64_MAX is honoured (no wrap)
+ * @period_ns: in: 0 for a one-shot, else the period (at least one tick)
+ * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME (from <time.h>)
+ * @flags: in: 0 or %HWTIMER_ARM_ABS
+ * @id: out: id of the new timeout; ids are never reused, so a stale id
+ *	matches nothing (ENOENT)
+ * @reserved: in: must be 0; out: 0
+ */
+struct hwtimer_arm_req {
+	__u64 cookie;
+	__u64 deadline_ns;
+	__u64 period_ns;
+	__u32 clock;
+	__u32 flags;
+	__u64 id;
+	__u64 reserved[2];
+};
+
+/* What CANCEL and MODIFY found (the result field). */
+#define HWTIMER_RESULT_CANCELLED	1	/* stopped before it fired */
+#define HWTIMER_RESULT_MODIFIED		2	/* moved to the new deadline */
+#define HWTIMER_RESULT_FIRED		3	/* one-shot already fired: its
+						 * event is queued or about to
+						 * be; nothing changed
+						 */
+
+/**
+ * struct hwtimer_cancel_req - cancel a timeout by id
+ * @id: in: id from ARM
+ * @flags: in: must be 0
+ * @result: out: %HWTIMER_RESULT_CANCELLED or %HWTIMER_RESULT_FIRED
+ * @reserved: in: must be 0; out: 0
+ *
+ * An unknown id, one of another context, or one whose last event was
+ * already read fails with ENOENT. Events already queued stay queued.
+ */
+struct hwtimer_cancel_req {
+	__u64 id;
+	__u32 flags;
+	__u32 result;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hwtimer_modify_req - move a timeout's next expiry
+ * @id: in: id from ARM
+ * @deadline_ns: in: new deadline, relative or with %HWTIMER_ARM_ABS
+ * @flags: in: 0 or %HWTIMER_ARM_ABS
+ * @result: out: %HWTIMER_RESULT_MODIFIED or %HWTIMER_RESULT_FIRED
+ * @reserved: in: must be 0; out: 0
+ *
+ * A periodic timeout keeps its period, counted from the new deadline.
+ */
+struct hwtimer_modify_req {
+	__u64 id;
+	__u64 deadline_ns;
+	__u32 flags;
+	__u32 result;
+	__u64 reserved[2];
+};
+
+/* Operations of a batch. */
+#define HWTIMER_OP_ARM			1
+#define HWTIMER_OP_CANCEL		2
+#define HWTIMER_OP_MODIFY		3
+
+/* Most ops in one HWTIMER_IOC_BATCH call. */
+#define HWTIMER_BATCH_MAX		65536
+
+/**
+ * struct hwtimer_batch_op - one operation of a batch, written back in full
+ * @op: in: %HWTIMER_OP_ARM, %HWTIMER_OP_CANCEL or %HWTIMER_OP_MODIFY
+ * @flags: in: as in the single-op struct
+ * @id: in: target of CANCEL and MODIFY; out: id of an ARM
+ * @cookie: in: ARM only
+ * @deadline_ns: in: ARM and MODIFY
+ * @period_ns: in: ARM only
+ * @clock: in: ARM only
+ * @status: out: 0, or the negative errno the single-op ioctl would give
+ * @result: out: %HWTIMER_RESULT_* of CANCEL and MODIFY, 0 for ARM
+ * @pad: in: must be 0; out: 0
+ * @reserved: in: must be 0; out: 0
+ *
+ * Fields an op does not use must be 0.
+ */
+struct hwtimer_batch_op {
+	__u32 op;
+	__u32 flags;
+	__u64 id;
+	__u64 cookie;
+	__u64 deadline_ns;
+	__u64 period_ns;
+	__u32 clock;
+	__s32 status;
+	__u32 result;
+	__u32 pad;
+	__u64 reserved;
+};
+
+/**
+ * struct hwtimer_batch - many operations in one call
+ * @ops: in: user pointer to an array of struct hwtimer_batch_op
+ * @count: in: elements in @ops, at most %HWTIMER_BATCH_MAX
+ * @flags: in: must be 0
+ * @done: out: ops processed and written back (all of them unless the
+ *	call failed with EFAULT part way)
+ * @failed: out: ops among @done whose status is not 0
+ * @reserved: in: must be 0; out: 0
+ *
+ * Ops run in order; one failing does not stop the others.
+ */
+struct hwtimer_batch {
+	__u64 ops;
+	__u32 count;
+	__u32 flags;
+	__u32 done;
+	__u32 failed;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hwtimer_eventfd_req - signal an eventfd on every expiry
+ * @fd: in: an eventfd, or -1 to stop signalling
+ * @flags: in: must be 0
+ * @reserved: in: must be 0
+ *
+ * Not an eventfd: EINVAL; not a file descriptor: EBADF.
+ */
+struct hwtimer_eventfd_req {
+	__s32 fd;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+/* Buckets of the lateness histogram: 0 is on time, bucket i (0 < i < 39) is
+ * [2^(i-1), 2^i) ns late, bucket 39 takes the rest.
+ */
+#define HWTIMER_STATS_LAT_BUCKETS	40
+
+/**
+ * struct hwtimer_stats_req - counters of the context and of one wheel
+ * @clock: in: the wheel: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @flags: in: must be 0
+ * @reserved: in: must be 0; out: 0
+ * @ctx_pending: out: this context's timeouts waiting to fire
+ * @ctx_queued: out: events waiting to be read
+ * @ctx_live: out: timeouts counted against the cap (pending or unread)
+ * @ctx_max_pending: out: the cap
+ * @ctx_armed: out: successful arms, ever
+ * @ctx_fired: out: expiries, overruns included, ever
+ * @ctx_cancelled: out: cancels that stopped a timeout, ever
+ * @ctx_read: out: event records read, ever
+ * @tick_ns: out: the wheel's tick
+ * @pending: out: timeouts pending on the wheel, all users
+ * @armed: out: the wheel's arms, ever
+ * @fired: out: the wheel's callbacks run, ever
+ * @cancelled: out: the wheel's cancels before firing, ever
+ * @rejected: out: arms the wheel refused, ever
+ * @hrtimer_fires: out: times the wheel's hrtimer fired
+ * @max_lateness_ns: out: largest lateness seen on the wheel
+ * @lateness: out: log2 histogram, see %HWTIMER_STATS_LAT_BUCKETS
+ */
+struct hwtimer_stats_req {
+	__u32 clock;
+	__u32 flags;
+	__u64 reserved[2];
+	__u64 ctx_pending;
+	__u64 ctx_queued;
+	__u64 ctx_live;
+	__u64 ctx_max_pending;
+	__u64 ctx_armed;
+	__u64 ctx_fired;
+	__u64 ctx_cancelled;
+	__u64 ctx_read;
+	__u64 tick_ns;
+	__u64 pending;
+	__u64 armed;
+	__u64 fired;
+	__u64 cancelled;
+	__u64 rejected;
+	__u64 hrtimer_fires;
+	__u64 max_lateness_ns;
+	__u64 lateness[HWTIMER_STATS_LAT_BUCKETS];
+};
+
+/* Flag of an event: the id is now unknown (one-shot done, or cancelled). */
+#define HWTIMER_EVENT_LAST		(1U << 0)
+
+/**
+ * struct hwtimer_event - what read() returns, one record per expiry
+ * @id: the timeout's id
+ * @cookie: the cookie given to ARM
+ * @deadline_ns: deadline of the latest expiry, on @clock
+ * @fire_ns: when the latest expiry was served, on @clock
+ * @overruns: further expiries folded into this record because the
+ *	previous one was still unread (timerfd semantics); 0 normally
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @flags: %HWTIMER_EVENT_LAST or 0
+ *
+ * read() needs room for at least one record (EINVAL otherwise) and returns
+ * as many whole records as fit and are queued.
+ */
+struct hwtimer_event {
+	__u64 id;
+	__u64 cookie;
+	__u64 deadline_ns;
+	__u64 fire_ns;
+	__u64 overruns;
+	__u32 clock;
+	__u32 flags;
+};
+
+/* ioctl magic; free in Documentation/userspace-api/ioctl/ioctl-number.rst */
+#define HWTIMER_IOC_MAGIC		0xB2
+
+#define HWTIMER_IOC_API		_IOWR(HWTIMER_IOC_MAGIC, 0x00, struct hwtimer_api)
+#define HWTIMER_IOC_ARM		_IOWR(HWTIMER_IOC_MAGIC, 0x01, struct hwtimer_arm_req)
+#define HWTIMER_IOC_CANCEL	_IOWR(HWTIMER_IOC_MAGIC, 0x02, struct hwtimer_cancel_req)
+#define HWTIMER_IOC_MODIFY	_IOWR(HWTIMER_IOC_MAGIC, 0x03, struct hwtimer_modify_req)
+#define HWTIMER_IOC_BATCH	_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch)
+#define HWTIMER_IOC_SET_EVENTFD	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_eventfd_req)
+#define HWTIMER_IOC_STATS	_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_stats_req)
+
+#endif /* _UAPI_LINUX_HWTIMER_H */
