@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtimer.h - kernel API of the hwtimer hierarchical timing wheel service.
+ * Kernel API of the hwtimer hierarchical timing wheel timeout service.
  *
  * A timeout is embedded in the caller's object, like struct timer_list, and
  * its callback runs in process context on one of the wheel's kthread
@@ -126,7 +126,7 @@ struct hwtimer_timeout {
 };
 
 /* Get the object embedding timeout @t as member @field, like from_timer(). */
-#define hwtimer_from(var, t, field) container_of(t, typeof(*var), field)
+#define hwtimer_from(var, t, field) container_of(t, typeof(*(var)), field)
 
 struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p);
 struct hwtimer_wheel *hwtimer_default_wheel(void);

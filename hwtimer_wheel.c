@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtimer_wheel.c - the pure hierarchical timing wheel behind hwtimer.
+ * The pure hierarchical timing wheel behind hwtimer.
  *
  * Time is a u64 count of ticks; a tick is tick_ns nanoseconds, chosen by the
  * caller. A deadline in nanoseconds is rounded UP to a tick, and an entry is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtimer_wheel.h - the pure hierarchical timing wheel behind hwtimer.
+ * The pure hierarchical timing wheel behind hwtimer.
  *
  * No clock, no hrtimer, no kthread, no locking: time is an argument and the
  * caller serialises every call on one wheel. The same code builds in
@@ -9,13 +9,14 @@
 #ifndef _HWTIMER_WHEEL_H
 #define _HWTIMER_WHEEL_H
 
+#include <linux/bitops.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
 /* Bits of tick number resolved per level. */
 #define HWTIMER_WC_LVL_BITS	6
 /* Slots per level; one bit of a u64 occupancy bitmap each. */
-#define HWTIMER_WC_LVL_SIZE	(1U << HWTIMER_WC_LVL_BITS)
+#define HWTIMER_WC_LVL_SIZE	BIT(HWTIMER_WC_LVL_BITS)
 /* Mask of a slot number within its level. */
 #define HWTIMER_WC_LVL_MASK	(HWTIMER_WC_LVL_SIZE - 1)
 /* Levels needed so that every u64 tick number has a place: ceil(64 / 6). */

@@ -60,9 +60,12 @@ int main(int argc, char **argv)
 		double t0 = now_s();
 		int ret;
 
-		st.ops = st.fired = st.cancels = st.inexact = 0;
+		st.ops = 0;
+		st.fired = 0;
+		st.cancels = 0;
+		st.inexact = 0;
 		ret = wm_run(&st, s | 1, ops / RUNS, ROUND);
-		printf("# seed %#llx: %llu ops, %llu fired, %llu cancelled, %llu lower-bound next expiries, %.2f s\n",
+		printf("# seed %#llx: %llu ops, %llu fired, %llu cancelled, %llu inexact next, %.2f s\n",
 		       s | 1, (unsigned long long)st.ops,
 		       (unsigned long long)st.fired,
 		       (unsigned long long)st.cancels,
