@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+# hwtimer: user entry points. The objects are listed in Kbuild.
+#
+#   make [KDIR=...]      hwtimer.ko (+ kunit/hwtimer_kunit.ko when the target
+#                        kernel has KUnit) and the sample consumer module
+#   make install         modules_install into INSTALL_MOD_PATH, then depmod
+#   make tools           hwtimerctl and the selftests into $(TOOLS_O)
+#   make check           everything, in qemu VMs (see tools/vm/check.sh)
+#   make demo            boot Debian's kernel in a VM and run the demo
+#   make checkpatch      scripts/checkpatch.pl --strict over every .c/.h
+#   make kunit-uml       the KUnit suites under kunit.py --arch=um
+#   make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+INSTALL_MOD_PATH ?=
+BUILD ?= $(CURDIR)/build
+TOOLS_O ?= $(BUILD)/tools
+STATIC ?=
+
+# Build the KUnit module only for kernels that have KUnit.
+KUNIT := $(shell grep -qsE '^CONFIG_KUNIT=(y|m)' $(KDIR)/.config && echo m)
+KBUILD_ARGS := CONFIG_HWTIMER=m $(if $(KUNIT),CONFIG_HWTIMER_KUNIT_TEST=m)
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS)
+
+TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/hwtimerctl/Makefile \
+	tools/testing/selftests/Makefile))
+
+all: modules samples
+
+# One line saying how to point KDIR at headers when they are missing.
+HEADERS_HINT := $(firstword $(wildcard /lib/modules/*/build/Makefile))
+kdir-check:
+	@test -f $(KDIR)/Makefile || { echo "hwtimer: no kernel headers at" \
+		"$(KDIR); install them or run make KDIR=$(or $(HEADERS_HINT:/Makefile=),/path/to/kernel/build)" >&2; exit 1; }
+
+modules: kdir-check
+	$(KMAKE) modules
+
+# The sample consumer is a separate external module linking against our
+# exported symbols, as an out-of-tree user of hwtimer would be.
+samples: modules
+	@if [ -f samples/Kbuild ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
+			KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules; \
+	fi
+
+# The release modules are installed for (Debian's headers carry the upstream
+# version in kernel.release; utsrelease.h has the real one).
+KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h)
+
+install: all
+	$(KMAKE) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
+	@if [ -f samples/Kbuild ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
+			INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install; \
+	fi
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a \
+		$(KRELEASE)
+
+tools:
+	@test -n "$(TOOL_DIRS)" || echo "hwtimer: no tools to build yet"
+	@set -e; for d in $(TOOL_DIRS); do \
+		$(MAKE) -C $$d O=$(abspath $(TOOLS_O)) STATIC=$(STATIC); \
+	done
+
+check:
+	tools/vm/check.sh
+
+demo:
+	tools/vm/demo-vm.sh
+
+checkpatch:
+	tools/vm/checkpatch.sh
+
+kunit-uml:
+	tools/vm/kunit-uml.sh
+
+# Works without KDIR: removes what Kbuild and the harness leave behind.
+clean:
+	rm -rf $(BUILD)
+	find . -path ./.git -prune -o \( -name '*.o' -o -name '*.ko' \
+		-o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' \
+		-o -name '*.a' -o -name 'modules.order' -o -name 'Module.symvers' \
+		-o -name '*.dwo' -o -name '.*.d' \) -type f -print0 | xargs -0 rm -f
+	rm -rf .tmp_versions
+	@set -e; for d in $(TOOL_DIRS) tools/testing/wheel; do \
+		test -f $$d/Makefile && $(MAKE) -s -C $$d clean || true; \
+	done
+
+.PHONY: all kdir-check modules samples install tools check demo checkpatch \
+	kunit-uml clean

@@ -1,0 +1,145 @@
+#!/bin/bash
+# make check: build everything and run every test, kernel code only in qemu.
+#
+#  1. install missing packages (deps.sh)
+#  2. build or reuse the debug kernel (build-kernel.sh, cached)
+#  3. build hwtimer.ko, hwtimer_kunit.ko and the sample against the debug
+#     kernel (build/mod-debug) and against Debian's headers (build/mod-stock)
+#  4. build the userspace tests statically, 64-bit and -m32
+#  5. run the userspace wheel model test on the host
+#  6. boot each kernel with a busybox initramfs and run tools/vm/guest.d/*.sh
+#  7. count results; the last line is "N passed, N failed[, N skipped]"
+#
+# Everything lands in build/check/. A failing step is counted as a failure
+# and the run goes on where it can, so one broken part does not hide others.
+# Bounds (seconds, overridable): VM_BOUND_DEBUG, VM_BOUND_STOCK for the whole
+# VM; FRAG_BOUND_DEBUG, FRAG_BOUND_STOCK for each guest fragment.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+CHECK=$TOP/build/check
+VM_BOUND_DEBUG=${VM_BOUND_DEBUG:-1500}
+VM_BOUND_STOCK=${VM_BOUND_STOCK:-600}
+FRAG_BOUND_DEBUG=${FRAG_BOUND_DEBUG:-1200}
+FRAG_BOUND_STOCK=${FRAG_BOUND_STOCK:-480}
+RESULTS=$VM_DIR/results.py
+T0=$SECONDS
+
+say() { printf 'check: [%4ds] %s\n' $((SECONDS - T0)) "$*"; }
+
+# fail_step LABEL WHY LOG: count one failure, show the log's tail.
+fail_step() {
+	say "FAILED: $2 (log: ${3#"$TOP"/})"
+	[ -f "$3" ] && tail -25 "$3" | sed 's/^/    /'
+	python3 "$RESULTS" fail "$1" "$CHECK/$1" "$2" >/dev/null || true
+}
+
+# build_mods NAME KDIR: copy the sources to build/mod-NAME and build there
+# with the top-level Makefile, so both kernels' builds coexist and the
+# work tree stays clean. Compiler warnings fail the step too.
+build_mods() {
+	local name=$1 kdir=$2 dir=$TOP/build/mod-$1 log=$CHECK/build-$1.log
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# Leave out earlier in-tree build products: they may be for another kernel.
+	rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' \
+		--exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude=Module.symvers \
+		--exclude=modules.order "$TOP/" "$dir/"
+	say "building modules against $name kernel ($kdir)"
+	if ! make -C "$dir" KDIR="$kdir" all >"$log" 2>&1; then
+		fail_step "build-$name" "module build for $name kernel" "$log"
+		return 1
+	fi
+	if grep -qi 'warning:' "$log"; then
+		grep -i 'warning:' "$log" | sed 's/^/    /'
+		fail_step "build-$name" "compiler warnings building for $name" "$log"
+	fi
+	return 0
+}
+
+# build_tools: static userspace programs into build/check/bin and bin32.
+build_tools() {
+	local log=$CHECK/build-tools.log d
+	: >"$log"
+	for d in tools/hwtimerctl tools/testing/selftests; do
+		[ -f "$TOP/$d/Makefile" ] || {
+			say "note: $d not present yet, not built"
+			continue
+		}
+		say "building $d (static)"
+		make -C "$TOP/$d" O="$CHECK/bin" STATIC=1 >>"$log" 2>&1 ||
+			fail_step build-tools "$d" "$log"
+	done
+	d=tools/testing/selftests
+	if [ -f "$TOP/$d/Makefile" ]; then
+		say "building $d (static, -m32)"
+		make -C "$TOP/$d" O="$CHECK/bin32" STATIC=1 M32=1 >>"$log" 2>&1 ||
+			fail_step build-tools "$d -m32" "$log"
+	fi
+}
+
+# run_wheel_model: the pure wheel against its reference model, on the host.
+run_wheel_model() {
+	local out=$CHECK/wheel rc=0
+	mkdir -p "$out"
+	say "running the wheel model test on the host"
+	make -s -C "$TOP/tools/testing/wheel" run O="$out" >"$out/run.log" 2>&1 ||
+		rc=$?
+	tail -1 "$out/run.log" | sed 's/^/    /'
+	python3 "$RESULTS" tap wheel-model "$out/run.log" "$rc" | tail -1 |
+		sed 's/^/    /' || true
+}
+
+# run_vm NAME KERNEL MODDIR VMBOUND FRAGBOUND: pack, boot, count.
+run_vm() {
+	local name=$1 kernel=$2 mods=$3 bound=$4 frag=$5 out=$CHECK/vm-$1 rc=0
+	mkdir -p "$out"
+	HWTIMER_FRAG_TIMEOUT=$frag "$VM_DIR/mkinitrd.sh" "$out/initrd.gz" \
+		"$name" check "$mods" "$CHECK/bin" "$CHECK/bin32"
+	say "booting $name kernel in qemu (TCG; killed after ${bound}s)"
+	"$VM_DIR/run-vm.sh" "$kernel" "$out/initrd.gz" "$out" "$bound" || rc=$?
+	case $rc in
+	0) ;;
+	124 | 137) say "FAILED: $name VM still running after ${bound}s, killed" ;;
+	*) say "FAILED: qemu exited with $rc (see ${out#"$TOP"/}/qemu.stderr)" ;;
+	esac
+	python3 "$RESULTS" vm "$name" "$out" || true
+	# A VM that ended abnormally is a failure even if its log looks fine.
+	if [ "$rc" != 0 ]; then
+		python3 "$RESULTS" fail "vm-$name-exit" "$CHECK/vm-$name-exit" \
+			"qemu for $name ended with status $rc" >/dev/null
+	fi
+}
+
+main() {
+	rm -rf "$CHECK"
+	mkdir -p "$CHECK"
+	say "installing missing packages (if any)"
+	"$VM_DIR/deps.sh"
+
+	local dbg="" stock kdbg=0 kstock=0
+	say "debug kernel: $(debug_kernel_dir) (built once, then cached)"
+	if dbg=$("$VM_DIR/build-kernel.sh" 2>"$CHECK/build-kernel.log"); then
+		build_mods debug "$dbg" && kdbg=1
+	else
+		fail_step build-kernel "debug kernel build" "$CHECK/build-kernel.log"
+	fi
+	if stock=$(stock_release); then
+		build_mods stock "/lib/modules/$stock/build" && kstock=1
+	else
+		fail_step build-stock "no stock kernel with headers in /boot" /dev/null
+	fi
+	build_tools
+	run_wheel_model
+
+	[ "$kdbg" = 1 ] && run_vm debug "$dbg/arch/x86/boot/bzImage" \
+		"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
+	[ "$kstock" = 1 ] && run_vm stock "/boot/vmlinuz-$stock" \
+		"$TOP/build/mod-stock" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
+
+	say "logs and TAP/KTAP extracts are in build/check/"
+	python3 "$RESULTS" total "$CHECK"
+}
+
+main "$@"
