@@ -252,7 +252,7 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	int ret;
 
 	if (!w || check_deadline_flags(req->flags) ||
-	    !reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)) || req->id)
+	    !reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
 		return -EINVAL;
 	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
 		return -EINVAL;
@@ -460,8 +460,7 @@ static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.result ||
-	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+	if (req.flags || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
 	ret = do_cancel(ctx, req.id, &req.result);
 	if (ret)
@@ -476,7 +475,7 @@ static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.result || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+	if (!reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
 	ret = do_modify(ctx, req.id, req.deadline_ns, req.flags, &req.result);
 	if (ret)
@@ -490,7 +489,8 @@ static int batch_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
 	struct hwtimer_arm_req arm = {};
 	int ret;
 
-	if (op->status || op->result || op->pad || op->reserved)
+	op->result = 0;
+	if (op->pad || op->reserved)
 		return -EINVAL;
 	switch (op->op) {
 	case HWTIMER_OP_ARM:
@@ -499,7 +499,6 @@ static int batch_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
 		arm.period_ns = op->period_ns;
 		arm.clock = op->clock;
 		arm.flags = op->flags;
-		arm.id = op->id;
 		ret = do_arm(ctx, &arm);
 		if (!ret)
 			op->id = arm.id;
@@ -529,7 +528,9 @@ static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.flags || req.done || req.failed || req.count > HWTIMER_BATCH_MAX ||
+	req.done = 0;
+	req.failed = 0;
+	if (req.flags || req.count > HWTIMER_BATCH_MAX ||
 	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
 	uops = u64_to_user_ptr(req.ops);

@@ -10,7 +10,8 @@
  * natural alignment, explicit padding, no pointers (a __u64 holds them).
  * Every input struct has a flags word and reserved words; unknown flags and
  * non-zero reserved words are rejected with EINVAL, so they can be given a
- * meaning later without a second set of ioctls.
+ * meaning later without a second set of ioctls. Fields marked "out" only
+ * are ignored on input and always written, padding included.
  */
 #ifndef _UAPI_LINUX_HWTIMER_H
 #define _UAPI_LINUX_HWTIMER_H

@@ -1,0 +1,1345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_test - userspace selftests of /dev/hwtimer (kselftest TAP).
+ *
+ * Every check is one function and prints one result line, so the plan is
+ * known up front. Run as root and as an unprivileged user; built also with
+ * -m32 to cover compat_ptr_ioctl.
+ *
+ * Timing tolerances. "Never early" is exact: an event's fire time, and the
+ * moment read() returns it, are never before its deadline. "Late by" is
+ * bounded by LATE_MAX_NS, which is generous on purpose: the tests run in a
+ * software-emulated (TCG) VM, sometimes with KASAN and lockdep, where a
+ * vCPU can stall for hundreds of milliseconds. The bound still catches a
+ * timeout served a whole wheel level late or never.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#define DEV		"/dev/hwtimer"
+#define PARAM_CAP	"/sys/module/hwtimer/parameters/ctx_max_pending"
+#define MS		1000000ULL
+/* Most a timeout may be late here; see the comment at the top. */
+#define LATE_MAX_NS	(2000 * MS)
+/* How long to wait for an event that must come. */
+#define WAIT_MS		5000
+#define PAT64		0xaaaaaaaaaaaaaaaaULL
+
+_Static_assert(sizeof(struct hwtimer_api) == 80, "api size");
+_Static_assert(sizeof(struct hwtimer_arm_req) == 56, "arm size");
+_Static_assert(sizeof(struct hwtimer_cancel_req) == 32, "cancel size");
+_Static_assert(sizeof(struct hwtimer_modify_req) == 40, "modify size");
+_Static_assert(sizeof(struct hwtimer_batch_op) == 64, "batch op size");
+_Static_assert(sizeof(struct hwtimer_batch) == 40, "batch size");
+_Static_assert(sizeof(struct hwtimer_eventfd_req) == 24, "eventfd size");
+_Static_assert(sizeof(struct hwtimer_stats_req) == 472, "stats size");
+_Static_assert(sizeof(struct hwtimer_event) == 48, "event size");
+
+static int failed_check;
+static char skip_reason[128];
+static uint64_t tick_ns = MS;
+
+/* Report why the current check fails; the check carries on to its end. */
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed_check = 1;
+}
+
+#define CHECK(cond, ...)					\
+	do {							\
+		if (!(cond)) {					\
+			fail(__VA_ARGS__);			\
+			return;					\
+		}						\
+	} while (0)
+
+#define SKIP(...)						\
+	do {							\
+		snprintf(skip_reason, sizeof(skip_reason), __VA_ARGS__); \
+		return;						\
+	} while (0)
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static int open_dev(void)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open %s: %s", DEV, strerror(errno));
+	return fd;
+}
+
+/* ioctl returning 0 or -errno. */
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int arm_full(int fd, uint64_t cookie, uint64_t deadline,
+		    uint64_t period, uint32_t clock, uint32_t flags,
+		    uint64_t *id)
+{
+	struct hwtimer_arm_req r = {
+		.cookie = cookie, .deadline_ns = deadline,
+		.period_ns = period, .clock = clock, .flags = flags,
+	};
+	int ret = xioctl(fd, HWTIMER_IOC_ARM, &r);
+
+	if (!ret && id)
+		*id = r.id;
+	return ret;
+}
+
+static int arm(int fd, uint64_t cookie, uint64_t rel, uint64_t *id)
+{
+	return arm_full(fd, cookie, rel, 0, CLOCK_MONOTONIC, 0, id);
+}
+
+static int cancel(int fd, uint64_t id, uint32_t *result)
+{
+	struct hwtimer_cancel_req r = { .id = id };
+	int ret = xioctl(fd, HWTIMER_IOC_CANCEL, &r);
+
+	if (result)
+		*result = r.result;
+	return ret;
+}
+
+static int modify(int fd, uint64_t id, uint64_t deadline, uint32_t flags,
+		  uint32_t *result)
+{
+	struct hwtimer_modify_req r = {
+		.id = id, .deadline_ns = deadline, .flags = flags,
+	};
+	int ret = xioctl(fd, HWTIMER_IOC_MODIFY, &r);
+
+	if (result)
+		*result = r.result;
+	return ret;
+}
+
+static int stats(int fd, struct hwtimer_stats_req *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->clock = CLOCK_MONOTONIC;
+	return xioctl(fd, HWTIMER_IOC_STATS, st);
+}
+
+/* Wait up to @ms for events, then read up to @max; returns records read. */
+static int wait_events(int fd, struct hwtimer_event *ev, int max, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		return -errno;
+	return n / sizeof(*ev);
+}
+
+static void *unmapped_ptr(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	munmap(p, 4096);
+	return p;
+}
+
+/* ---- the checks ---- */
+
+static void t_open(void)
+{
+	struct stat st;
+	int fd;
+
+	CHECK(stat(DEV, &st) == 0, "stat %s: %s", DEV, strerror(errno));
+	CHECK(S_ISCHR(st.st_mode), "not a character device");
+	CHECK((st.st_mode & 0666) == 0666, "mode %o, want 0666", st.st_mode & 0777);
+	fd = open_dev();
+	CHECK(fd >= 0, "open");
+	close(fd);
+}
+
+static void t_api(void)
+{
+	struct hwtimer_api a;
+	uint64_t want = 0;
+	int fd = open_dev();
+
+	memset(&a, 0xaa, sizeof(a));
+	a.api = HWTIMER_API;
+	a.features = HWTIMER_FEATURE_BATCH;
+	a.flags = 0;
+	memset(a.reserved, 0, sizeof(a.reserved));
+	CHECK(xioctl(fd, HWTIMER_IOC_API, &a) == 0, "API: %s", strerror(errno));
+	want = 1ULL << _IOC_NR(HWTIMER_IOC_API) | 1ULL << _IOC_NR(HWTIMER_IOC_ARM) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_CANCEL) | 1ULL << _IOC_NR(HWTIMER_IOC_MODIFY) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_BATCH) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_SET_EVENTFD) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_STATS);
+	CHECK(a.api == HWTIMER_API, "api %" PRIu64, (uint64_t)a.api);
+	CHECK(a.features == HWTIMER_FEATURES_ALL, "features %#" PRIx64,
+	      (uint64_t)a.features);
+	CHECK(a.ioctls == want, "ioctls %#" PRIx64 " want %#" PRIx64,
+	      (uint64_t)a.ioctls, want);
+	CHECK(a.event_size == sizeof(struct hwtimer_event), "event_size %u",
+	      a.event_size);
+	CHECK(a.tick_ns >= 10000 && a.tick_ns <= 1000000000ULL, "tick %" PRIu64,
+	      (uint64_t)a.tick_ns);
+	CHECK(a.max_pending > 0 && a.max_pending != PAT64, "max_pending");
+	CHECK(!a.flags && !a.reserved[0] && !a.reserved[1] && !a.reserved[2] &&
+	      !a.reserved[3], "flags/reserved not zeroed");
+	tick_ns = a.tick_ns;
+	close(fd);
+}
+
+static void t_api_bad(void)
+{
+	struct hwtimer_api a;
+	int fd = open_dev();
+
+	memset(&a, 0, sizeof(a));
+	a.api = HWTIMER_API + 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL, "bad version accepted");
+	a.api = HWTIMER_API;
+	a.features = 1ULL << 63;
+	CHECK(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL, "unknown feature accepted");
+	a.features = 0;
+	a.flags = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL, "flags accepted");
+	a.flags = 0;
+	a.reserved[3] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL, "reserved accepted");
+	close(fd);
+}
+
+static void t_enotty(void)
+{
+	char buf[512] = { 0 };
+	int fd = open_dev();
+
+	CHECK(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x3f, struct hwtimer_api), buf) ==
+	      -ENOTTY, "unknown nr");
+	CHECK(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x01, uint64_t), buf) == -ENOTTY,
+	      "ARM with the wrong size");
+	CHECK(xioctl(fd, _IO(HWTIMER_IOC_MAGIC, 0x20), buf) == -ENOTTY,
+	      "_IO with no argument");
+	close(fd);
+}
+
+static void t_efault(void)
+{
+	unsigned long cmds[] = {
+		HWTIMER_IOC_API, HWTIMER_IOC_ARM, HWTIMER_IOC_CANCEL,
+		HWTIMER_IOC_MODIFY, HWTIMER_IOC_BATCH, HWTIMER_IOC_SET_EVENTFD,
+		HWTIMER_IOC_STATS,
+	};
+	void *bad = unmapped_ptr();
+	int fd = open_dev();
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		CHECK(xioctl(fd, cmds[i], NULL) == -EFAULT, "cmd %#lx NULL", cmds[i]);
+		CHECK(xioctl(fd, cmds[i], bad) == -EFAULT, "cmd %#lx unmapped",
+		      cmds[i]);
+	}
+	close(fd);
+}
+
+static void t_arm_reserved(void)
+{
+	struct hwtimer_arm_req r = {
+		.deadline_ns = 1000 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	int fd = open_dev();
+
+	r.reserved[1] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_ARM, &r) == -EINVAL, "reserved[1] accepted");
+	r.reserved[1] = 0;
+	r.flags = 0x80000000;
+	CHECK(xioctl(fd, HWTIMER_IOC_ARM, &r) == -EINVAL, "unknown flag accepted");
+	close(fd);
+}
+
+static void t_arm_bad_clock(void)
+{
+	int fd = open_dev();
+
+	CHECK(arm_full(fd, 0, MS, 0, CLOCK_REALTIME, 0, NULL) == -EINVAL,
+	      "CLOCK_REALTIME accepted");
+	CHECK(arm_full(fd, 0, MS, 0, 12345, 0, NULL) == -EINVAL, "clock 12345");
+	close(fd);
+}
+
+static void t_period_min(void)
+{
+	uint64_t id;
+	uint32_t res;
+	int fd = open_dev();
+
+	CHECK(arm_full(fd, 0, MS, tick_ns - 1, CLOCK_MONOTONIC, 0, NULL) == -EINVAL,
+	      "period below one tick accepted");
+	CHECK(arm_full(fd, 0, MS, 1, CLOCK_MONOTONIC, 0, NULL) == -EINVAL,
+	      "period 1ns accepted");
+	CHECK(arm_full(fd, 0, 1000 * MS, tick_ns, CLOCK_MONOTONIC, 0, &id) == 0,
+	      "period of one tick refused");
+	CHECK(cancel(fd, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED,
+	      "cancel of the periodic");
+	close(fd);
+}
+
+/* A one-shot's event: id, cookie, deadline, fire time, flags. */
+static void t_oneshot_event(void)
+{
+	struct hwtimer_event ev[2];
+	uint64_t t0, t1, t2, id;
+	int fd = open_dev();
+	int n;
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(arm(fd, 0xc00c1e, 20 * MS, &id) == 0, "arm");
+	t1 = now_ns(CLOCK_MONOTONIC);
+	CHECK(id != 0, "id 0");
+	n = wait_events(fd, ev, 2, WAIT_MS);
+	t2 = now_ns(CLOCK_MONOTONIC);
+	CHECK(n == 1, "read %d events, want 1", n);
+	CHECK(ev[0].id == id, "id %#" PRIx64 " want %#" PRIx64, (uint64_t)ev[0].id, id);
+	CHECK(ev[0].cookie == 0xc00c1e, "cookie %#" PRIx64, (uint64_t)ev[0].cookie);
+	CHECK(ev[0].deadline_ns >= t0 + 20 * MS &&
+	      ev[0].deadline_ns < t1 + 20 * MS + tick_ns,
+	      "deadline %" PRIu64 " outside [%" PRIu64 ", %" PRIu64 "]",
+	      (uint64_t)ev[0].deadline_ns, t0 + 20 * MS, t1 + 20 * MS);
+	CHECK(ev[0].fire_ns >= ev[0].deadline_ns, "fired %" PRIu64 " ns early",
+	      (uint64_t)(ev[0].deadline_ns - ev[0].fire_ns));
+	CHECK(t2 >= ev[0].deadline_ns, "read returned before the deadline");
+	CHECK(ev[0].overruns == 0, "overruns %" PRIu64, (uint64_t)ev[0].overruns);
+	CHECK(ev[0].clock == CLOCK_MONOTONIC, "clock %u", ev[0].clock);
+	CHECK(ev[0].flags == HWTIMER_EVENT_LAST, "flags %#x", ev[0].flags);
+	close(fd);
+}
+
+/* Never early (exact) and late by at most LATE_MAX_NS, over many timeouts. */
+static void t_never_early(void)
+{
+	struct hwtimer_event ev[64];
+	uint64_t late, max_late = 0;
+	int fd = open_dev();
+	int i, got = 0, n;
+
+	for (i = 0; i < 50; i++)
+		CHECK(arm(fd, i, (uint64_t)(i % 10 + 1) * 3 * MS + i * 7777, NULL) == 0,
+		      "arm %d", i);
+	while (got < 50) {
+		n = wait_events(fd, ev, 64, WAIT_MS);
+		CHECK(n > 0, "only %d of 50 fired", got);
+		for (i = 0; i < n; i++) {
+			CHECK(ev[i].fire_ns >= ev[i].deadline_ns,
+			      "cookie %" PRIu64 " fired %" PRIu64 " ns early",
+			      (uint64_t)ev[i].cookie,
+			      (uint64_t)(ev[i].deadline_ns - ev[i].fire_ns));
+			late = ev[i].fire_ns - ev[i].deadline_ns;
+			if (late > max_late)
+				max_late = late;
+		}
+		got += n;
+	}
+	printf("# max lateness %" PRIu64 " us over 50 timeouts (bound %llu us)\n",
+	       max_late / 1000, LATE_MAX_NS / 1000);
+	CHECK(max_late <= LATE_MAX_NS, "late by %" PRIu64 " ns", max_late);
+	close(fd);
+}
+
+static void t_ids_unique(void)
+{
+	uint64_t ids[100];
+	int fd = open_dev();
+	int i, j;
+
+	for (i = 0; i < 100; i++)
+		CHECK(arm(fd, i, 10000 * MS, &ids[i]) == 0, "arm %d", i);
+	for (i = 0; i < 100; i++)
+		for (j = 0; j < i; j++)
+			CHECK(ids[i] != ids[j], "ids %d and %d equal", i, j);
+	close(fd);
+}
+
+static void t_cancel(void)
+{
+	struct hwtimer_cancel_req r;
+	struct hwtimer_event ev;
+	uint64_t id;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 50 * MS, &id) == 0, "arm");
+	memset(&r, 0xaa, sizeof(r));
+	r.id = id;
+	r.flags = 0;
+	memset(r.reserved, 0, sizeof(r.reserved));
+	CHECK(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == 0, "cancel: %s", strerror(errno));
+	CHECK(r.result == HWTIMER_RESULT_CANCELLED, "result %u", r.result);
+	CHECK(wait_events(fd, &ev, 1, 150) == 0, "cancelled timeout fired");
+	close(fd);
+}
+
+static void t_cancel_stale(void)
+{
+	uint64_t id, id2;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 1000 * MS, &id) == 0, "arm");
+	CHECK(cancel(fd, id, NULL) == 0, "first cancel");
+	CHECK(cancel(fd, id, NULL) == -ENOENT, "second cancel of the same id");
+	CHECK(arm(fd, 2, 1000 * MS, &id2) == 0, "arm again");
+	CHECK(id2 != id, "id reused");
+	CHECK(cancel(fd, id, NULL) == -ENOENT, "stale id matched the new timeout");
+	CHECK(cancel(fd, 0, NULL) == -ENOENT, "id 0");
+	CHECK(cancel(fd, 0x123456789abcdefULL, NULL) == -ENOENT, "random id");
+	close(fd);
+}
+
+/* The generation bits are checked, not only the index. */
+static void t_cancel_generation(void)
+{
+	uint64_t id;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 1000 * MS, &id) == 0, "arm");
+	CHECK(cancel(fd, id ^ (1ULL << 40), NULL) == -ENOENT,
+	      "id with other generation bits matched");
+	CHECK(modify(fd, id ^ (1ULL << 63), MS, 0, NULL) == -ENOENT,
+	      "modify with other generation bits matched");
+	CHECK(cancel(fd, id, NULL) == 0, "real id");
+	close(fd);
+}
+
+static void t_cancel_other_ctx(void)
+{
+	uint64_t id;
+	int a = open_dev(), b = open_dev();
+
+	CHECK(arm(a, 1, 1000 * MS, &id) == 0, "arm on a");
+	CHECK(arm(b, 1, 1000 * MS, NULL) == 0, "arm on b");
+	CHECK(cancel(b, id, NULL) == -ENOENT, "b cancelled a's id");
+	CHECK(modify(b, id, MS, 0, NULL) == -ENOENT, "b modified a's id");
+	CHECK(cancel(a, id, NULL) == 0, "a's own cancel");
+	close(a);
+	close(b);
+}
+
+static void t_cancel_fired(void)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 7, MS, &id) == 0, "arm");
+	sleep_ms(100);
+	CHECK(cancel(fd, id, &res) == 0, "cancel of a fired, unread one-shot");
+	CHECK(res == HWTIMER_RESULT_FIRED, "result %u want FIRED", res);
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id,
+	      "event lost by the cancel");
+	CHECK(cancel(fd, id, NULL) == -ENOENT, "id still known after read");
+	close(fd);
+}
+
+static void t_cancel_bad(void)
+{
+	struct hwtimer_cancel_req r = { 0 };
+	uint64_t id;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 1000 * MS, &id) == 0, "arm");
+	r.id = id;
+	r.flags = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == -EINVAL, "flags accepted");
+	r.flags = 0;
+	r.reserved[0] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == -EINVAL, "reserved accepted");
+	CHECK(cancel(fd, id, NULL) == 0, "still pending after bad cancels");
+	close(fd);
+}
+
+static void t_modify(void)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id, t0;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 9, 10000 * MS, &id) == 0, "arm");
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(modify(fd, id, 30 * MS, 0, &res) == 0, "modify");
+	CHECK(res == HWTIMER_RESULT_MODIFIED, "result %u", res);
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "modified timeout did not fire");
+	CHECK(ev.id == id && ev.cookie == 9, "wrong event");
+	CHECK(ev.deadline_ns >= t0 + 30 * MS && ev.deadline_ns < t0 + 1000 * MS,
+	      "deadline not the new one");
+	CHECK(ev.fire_ns >= ev.deadline_ns, "early");
+	CHECK(modify(fd, id, MS, 0, NULL) == -ENOENT, "modify after read");
+	close(fd);
+}
+
+static void t_modify_later_abs(void)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id, dl;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 9, 20 * MS, &id) == 0, "arm");
+	dl = now_ns(CLOCK_MONOTONIC) + 200 * MS;
+	CHECK(modify(fd, id, dl, HWTIMER_ARM_ABS, &res) == 0 &&
+	      res == HWTIMER_RESULT_MODIFIED, "modify to absolute later");
+	CHECK(wait_events(fd, &ev, 1, 100) == 0, "fired at the old deadline");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "did not fire");
+	CHECK(ev.deadline_ns >= dl && ev.deadline_ns < dl + tick_ns,
+	      "deadline %" PRIu64 " want %" PRIu64,
+	      (uint64_t)ev.deadline_ns, dl);
+	CHECK(ev.fire_ns >= dl, "early");
+	close(fd);
+}
+
+static void t_modify_bad(void)
+{
+	struct hwtimer_modify_req r = { 0 };
+	uint64_t id;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 1000 * MS, &id) == 0, "arm");
+	CHECK(modify(fd, id + 1, MS, 0, NULL) == -ENOENT, "unknown id");
+	CHECK(modify(fd, id, MS, 0x10, NULL) == -EINVAL, "unknown flag");
+	r.id = id;
+	r.reserved[1] = 5;
+	CHECK(xioctl(fd, HWTIMER_IOC_MODIFY, &r) == -EINVAL, "reserved accepted");
+	close(fd);
+}
+
+static void t_past_abs(void)
+{
+	struct hwtimer_event ev;
+	uint64_t id, t0;
+	int fd = open_dev();
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(arm_full(fd, 3, 1, 0, CLOCK_MONOTONIC, HWTIMER_ARM_ABS, &id) == 0,
+	      "arm at absolute 1 ns");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "past deadline never fired");
+	CHECK(ev.fire_ns - t0 < LATE_MAX_NS, "past deadline fired %" PRIu64 " ms late",
+	      (uint64_t)(ev.fire_ns - t0) / MS);
+	CHECK(ev.fire_ns >= ev.deadline_ns, "fire before deadline");
+	close(fd);
+}
+
+static void t_u64_max(void)
+{
+	struct hwtimer_event ev;
+	uint64_t a, b;
+	uint32_t ra = 0, rb = 0;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, UINT64_MAX, &a) == 0, "relative U64_MAX");
+	CHECK(arm_full(fd, 2, UINT64_MAX, 0, CLOCK_MONOTONIC, HWTIMER_ARM_ABS,
+		       &b) == 0, "absolute U64_MAX");
+	CHECK(arm(fd, 3, UINT64_MAX - 5, NULL) == 0, "relative U64_MAX - 5");
+	CHECK(wait_events(fd, &ev, 1, 200) == 0, "a U64_MAX deadline fired (wrap)");
+	CHECK(cancel(fd, a, &ra) == 0 && ra == HWTIMER_RESULT_CANCELLED, "cancel a");
+	CHECK(cancel(fd, b, &rb) == 0 && rb == HWTIMER_RESULT_CANCELLED, "cancel b");
+	close(fd);
+}
+
+static void t_periodic(void)
+{
+	struct hwtimer_event ev;
+	uint64_t id, first = 0, period = 20 * MS;
+	int fd = open_dev();
+	int i;
+
+	if (period < tick_ns)
+		period = tick_ns;
+	CHECK(arm_full(fd, 5, period, period, CLOCK_MONOTONIC, 0, &id) == 0, "arm");
+	for (i = 0; i < 4; i++) {
+		CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "expiry %d missing", i);
+		CHECK(ev.id == id && ev.cookie == 5, "wrong event");
+		CHECK(ev.flags == 0, "flags %#x on a live periodic", ev.flags);
+		CHECK(ev.fire_ns >= ev.deadline_ns, "expiry %d early", i);
+		if (!i)
+			first = ev.deadline_ns;
+		CHECK((ev.deadline_ns - first) % period == 0,
+		      "deadline off the period grid by %" PRIu64 " ns",
+		      (uint64_t)((ev.deadline_ns - first) % period));
+	}
+	CHECK(ev.deadline_ns > first, "deadline did not advance");
+	CHECK(cancel(fd, id, NULL) == 0, "cancel");
+	close(fd);
+}
+
+/* An unread periodic folds into one record with overruns: no growth. */
+static void t_periodic_overruns(void)
+{
+	struct hwtimer_stats_req st;
+	struct hwtimer_event ev[4];
+	uint64_t id, t0, t1, period = 10 * MS, expiries, most;
+	int fd = open_dev();
+	int n;
+
+	if (period < tick_ns)
+		period = tick_ns;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	CHECK(arm_full(fd, 6, period, period, CLOCK_MONOTONIC, 0, &id) == 0, "arm");
+	sleep_ms(300);
+	CHECK(stats(fd, &st) == 0, "stats");
+	CHECK(st.ctx_queued == 1, "%" PRIu64 " records queued, want 1",
+	      (uint64_t)st.ctx_queued);
+	n = read(fd, ev, sizeof(ev));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	CHECK(n == (int)sizeof(ev[0]), "read %d bytes, want one record", n);
+	expiries = 1 + ev[0].overruns;
+	most = (t1 - t0) / period + 1;
+	printf("# %" PRIu64 " expiries folded in 300 ms of %" PRIu64 " ms period\n",
+	       expiries, (uint64_t)(period / MS));
+	CHECK(expiries >= 3, "only %" PRIu64 " expiries in 300 ms", expiries);
+	CHECK(expiries <= most, "%" PRIu64 " expiries, more than %" PRIu64
+	      " periods elapsed (early)", expiries, most);
+	CHECK(cancel(fd, id, NULL) == 0, "cancel");
+	close(fd);
+}
+
+static void t_periodic_cancel(void)
+{
+	struct hwtimer_event ev[8];
+	uint64_t id;
+	int fd = open_dev();
+	int n;
+
+	CHECK(arm_full(fd, 5, tick_ns * 2, tick_ns * 2, CLOCK_MONOTONIC, 0, &id) == 0,
+	      "arm");
+	CHECK(wait_events(fd, ev, 1, WAIT_MS) == 1, "no expiry");
+	CHECK(cancel(fd, id, NULL) == 0, "cancel");
+	/* At most one record, queued before the cancel, may still come. */
+	n = wait_events(fd, ev, 8, 50);
+	CHECK(n <= 1, "%d records after cancel", n);
+	CHECK(n == 0 || ev[0].flags == HWTIMER_EVENT_LAST, "last record not LAST");
+	CHECK(wait_events(fd, ev, 8, 100) == 0, "expiries after cancel");
+	close(fd);
+}
+
+static void t_boottime(void)
+{
+	struct hwtimer_event ev;
+	uint64_t t0, id;
+	int fd = open_dev();
+
+	t0 = now_ns(CLOCK_BOOTTIME);
+	CHECK(arm_full(fd, 8, 20 * MS, 0, CLOCK_BOOTTIME, 0, &id) == 0, "arm");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "no event");
+	CHECK(ev.clock == CLOCK_BOOTTIME, "clock %u", ev.clock);
+	CHECK(ev.deadline_ns >= t0 + 20 * MS &&
+	      ev.deadline_ns < now_ns(CLOCK_BOOTTIME), "deadline not on BOOTTIME");
+	CHECK(ev.fire_ns >= ev.deadline_ns, "early");
+	close(fd);
+}
+
+static void t_read_short(void)
+{
+	struct hwtimer_event ev;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 0, NULL) == 0, "arm");
+	sleep_ms(50);
+	CHECK(read(fd, &ev, sizeof(ev) - 1) == -1 && errno == EINVAL,
+	      "short read did not fail with EINVAL");
+	CHECK(read(fd, &ev, 0) == -1 && errno == EINVAL, "zero read");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "event lost by short read");
+	close(fd);
+}
+
+static void t_read_nonblock(void)
+{
+	struct hwtimer_event ev;
+	int fd = open(DEV, O_RDWR | O_NONBLOCK);
+
+	CHECK(fd >= 0, "open");
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN, "want EAGAIN");
+	CHECK(arm(fd, 1, 1000 * MS, NULL) == 0, "arm");
+	CHECK(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN,
+	      "want EAGAIN with pending, unfired timeouts");
+	close(fd);
+}
+
+static void t_read_blocking(void)
+{
+	struct hwtimer_event ev;
+	uint64_t t0, t1;
+	int fd = open_dev();
+	ssize_t n;
+
+	CHECK(arm(fd, 1, 50 * MS, NULL) == 0, "arm");
+	t0 = now_ns(CLOCK_MONOTONIC);
+	n = read(fd, &ev, sizeof(ev));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	CHECK(n == sizeof(ev), "read %zd", n);
+	CHECK(t1 >= ev.deadline_ns, "blocking read returned early");
+	CHECK(t1 - t0 < 50 * MS + LATE_MAX_NS, "blocking read slept %" PRIu64 " ms",
+	      (t1 - t0) / MS);
+	close(fd);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void t_read_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 50000 } };
+	struct hwtimer_event ev;
+	int fd = open_dev();
+	ssize_t n;
+	int err;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	setitimer(ITIMER_REAL, &it, NULL);
+	n = read(fd, &ev, sizeof(ev));
+	err = errno;
+	signal(SIGALRM, SIG_DFL);
+	CHECK(n == -1 && err == EINTR, "read gave %zd (%s), want EINTR", n,
+	      strerror(err));
+	close(fd);
+}
+
+/* read() returns as many whole records as fit, 0xAA-prefilled buffer. */
+static void t_read_many_prefill(void)
+{
+	unsigned char buf[3 * sizeof(struct hwtimer_event) + 20];
+	struct hwtimer_event ev[5];
+	uint64_t w;
+	size_t i;
+	ssize_t n;
+	int fd = open_dev();
+	int k;
+
+	for (k = 0; k < 5; k++)
+		CHECK(arm(fd, 100 + k, 0, NULL) == 0, "arm %d", k);
+	sleep_ms(200);
+	memset(buf, 0xaa, sizeof(buf));
+	n = read(fd, buf, sizeof(buf));
+	CHECK(n == 3 * sizeof(struct hwtimer_event), "read %zd bytes, want 3 records",
+	      n);
+	for (i = 0; i < (size_t)n; i += 8) {
+		memcpy(&w, buf + i, 8);
+		CHECK(w != PAT64, "record byte %zu not written", i);
+	}
+	for (i = n; i < sizeof(buf); i++)
+		CHECK(buf[i] == 0xaa, "byte %zu past the records written", i);
+	memcpy(ev, buf, 3 * sizeof(ev[0]));
+	for (k = 0; k < 3; k++)
+		CHECK(ev[k].clock == CLOCK_MONOTONIC &&
+		      ev[k].flags == HWTIMER_EVENT_LAST && ev[k].overruns == 0,
+		      "record %d fields", k);
+	n = read(fd, ev, sizeof(ev));
+	CHECK(n == 2 * sizeof(ev[0]), "second read %zd bytes, want 2 records", n);
+	close(fd);
+}
+
+static void t_poll(void)
+{
+	struct pollfd p;
+	int fd = open_dev();
+
+	p.fd = fd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, 0) == 0, "POLLIN with nothing queued");
+	CHECK(arm(fd, 1, 20 * MS, NULL) == 0, "arm");
+	CHECK(poll(&p, 1, WAIT_MS) == 1 && (p.revents & POLLIN), "no POLLIN");
+	close(fd);
+}
+
+static void t_epoll(void)
+{
+	struct epoll_event e = { .events = EPOLLIN }, out;
+	struct hwtimer_event ev;
+	int fd = open_dev();
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	CHECK(ep >= 0, "epoll_create1");
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0, "epoll_ctl");
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0, "ready with nothing queued");
+	CHECK(arm(fd, 1, 20 * MS, NULL) == 0, "arm");
+	CHECK(epoll_wait(ep, &out, 1, WAIT_MS) == 1 && (out.events & EPOLLIN),
+	      "no EPOLLIN");
+	CHECK(read(fd, &ev, sizeof(ev)) == sizeof(ev), "read");
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0, "still ready after read");
+	close(ep);
+	close(fd);
+}
+
+static int set_eventfd(int fd, int efd)
+{
+	struct hwtimer_eventfd_req r = { .fd = efd };
+
+	return xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r);
+}
+
+static void t_eventfd(void)
+{
+	struct pollfd p;
+	uint64_t v = 0;
+	int fd = open_dev();
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	int k;
+
+	CHECK(efd >= 0, "eventfd");
+	CHECK(set_eventfd(fd, efd) == 0, "SET_EVENTFD: %s", strerror(errno));
+	for (k = 0; k < 3; k++)
+		CHECK(arm(fd, k, 10 * MS, NULL) == 0, "arm");
+	p.fd = efd;
+	p.events = POLLIN;
+	CHECK(poll(&p, 1, WAIT_MS) == 1, "eventfd not signalled");
+	sleep_ms(200);
+	CHECK(read(efd, &v, 8) == 8, "read eventfd");
+	CHECK(v == 3, "eventfd count %" PRIu64 ", want 3", v);
+	close(efd);	/* the context keeps its own reference */
+	CHECK(arm(fd, 9, 0, NULL) == 0, "arm after closing the eventfd");
+	sleep_ms(50);
+	close(fd);
+}
+
+static void t_eventfd_clear(void)
+{
+	uint64_t v = 0;
+	int fd = open_dev();
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	CHECK(set_eventfd(fd, efd) == 0, "set");
+	CHECK(set_eventfd(fd, -1) == 0, "clear with -1");
+	CHECK(arm(fd, 1, 0, NULL) == 0, "arm");
+	sleep_ms(150);
+	CHECK(read(efd, &v, 8) == -1 && errno == EAGAIN,
+	      "cleared eventfd was signalled");
+	close(efd);
+	close(fd);
+}
+
+static void t_eventfd_bad(void)
+{
+	struct hwtimer_eventfd_req r = { 0 };
+	int fd = open_dev();
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	CHECK(set_eventfd(fd, 9999) == -EBADF, "fd 9999");
+	CHECK(set_eventfd(fd, -2) == -EBADF, "fd -2");
+	CHECK(set_eventfd(fd, nul) == -EINVAL, "/dev/null accepted as eventfd");
+	CHECK(set_eventfd(fd, fd) == -EINVAL, "hwtimer fd accepted as eventfd");
+	r.fd = -1;
+	r.flags = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r) == -EINVAL, "flags");
+	r.flags = 0;
+	r.reserved[0] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r) == -EINVAL, "reserved");
+	close(nul);
+	close(fd);
+}
+
+static int batch(int fd, struct hwtimer_batch_op *ops, uint32_t n,
+		 struct hwtimer_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = (uint64_t)(uintptr_t)ops;
+	b->count = n;
+	return xioctl(fd, HWTIMER_IOC_BATCH, b);
+}
+
+static void t_batch_arm_cancel(void)
+{
+	enum { N = 2000 };
+	static struct hwtimer_batch_op ops[N];
+	struct hwtimer_stats_req st;
+	struct hwtimer_batch b;
+	int fd = open_dev();
+	int i;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < N; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].cookie = i;
+		ops[i].deadline_ns = 10000 * MS + i;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].status = 0x55555555;
+		ops[i].result = 0xaaaaaaaa;
+		ops[i].id = PAT64;
+	}
+	CHECK(batch(fd, ops, N, &b) == 0, "batch arm: %s", strerror(errno));
+	CHECK(b.done == N && b.failed == 0, "done %u failed %u", b.done, b.failed);
+	for (i = 0; i < N; i++)
+		CHECK(ops[i].status == 0 && ops[i].result == 0 && ops[i].id &&
+		      ops[i].id != PAT64, "op %d status %d", i, ops[i].status);
+	CHECK(stats(fd, &st) == 0 && st.ctx_pending == N, "ctx_pending %" PRIu64,
+	      (uint64_t)st.ctx_pending);
+	for (i = 0; i < N; i++) {
+		uint64_t id = ops[i].id;
+
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_CANCEL;
+		ops[i].id = id;
+	}
+	CHECK(batch(fd, ops, N, &b) == 0 && b.done == N && !b.failed, "batch cancel");
+	for (i = 0; i < N; i++)
+		CHECK(ops[i].status == 0 && ops[i].result == HWTIMER_RESULT_CANCELLED,
+		      "cancel op %d: status %d result %u", i, ops[i].status,
+		      ops[i].result);
+	CHECK(stats(fd, &st) == 0 && st.ctx_pending == 0 && st.ctx_live == 0,
+	      "pending %" PRIu64 " live %" PRIu64 " after cancelling all",
+	      (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live);
+	close(fd);
+}
+
+/* Per-item status: bad items fail alone; the good ones go through. */
+static void t_batch_status(void)
+{
+	struct hwtimer_batch_op ops[7];
+	struct hwtimer_batch b;
+	int fd = open_dev();
+	uint64_t live;
+
+	CHECK(arm(fd, 1, 10000 * MS, &live) == 0, "arm");
+	memset(ops, 0, sizeof(ops));
+	ops[0].op = HWTIMER_OP_ARM;		/* good */
+	ops[0].deadline_ns = 1000 * MS;
+	ops[0].clock = CLOCK_MONOTONIC;
+	ops[1] = ops[0];
+	ops[1].clock = CLOCK_REALTIME;		/* bad clock */
+	ops[2] = ops[0];
+	ops[2].reserved = 1;			/* reserved */
+	ops[3].op = HWTIMER_OP_CANCEL;		/* unknown id */
+	ops[3].id = live + 12345;
+	ops[4].op = 77;				/* unknown op */
+	ops[5].op = HWTIMER_OP_MODIFY;		/* good */
+	ops[5].id = live;
+	ops[5].deadline_ns = 5000 * MS;
+	ops[6] = ops[0];
+	ops[6].period_ns = 1;			/* period too small */
+	CHECK(batch(fd, ops, 7, &b) == 0, "batch: %s", strerror(errno));
+	CHECK(b.done == 7 && b.failed == 5, "done %u failed %u", b.done, b.failed);
+	CHECK(ops[0].status == 0 && ops[0].id, "good arm: %d", ops[0].status);
+	CHECK(ops[1].status == -EINVAL, "bad clock: %d", ops[1].status);
+	CHECK(ops[2].status == -EINVAL, "reserved: %d", ops[2].status);
+	CHECK(ops[3].status == -ENOENT, "unknown id: %d", ops[3].status);
+	CHECK(ops[4].status == -EINVAL, "unknown op: %d", ops[4].status);
+	CHECK(ops[5].status == 0 && ops[5].result == HWTIMER_RESULT_MODIFIED,
+	      "modify: %d/%u", ops[5].status, ops[5].result);
+	CHECK(ops[6].status == -EINVAL, "small period: %d", ops[6].status);
+	close(fd);
+}
+
+static void t_batch_bad(void)
+{
+	struct hwtimer_batch_op op = { 0 };
+	struct hwtimer_batch b = { 0 };
+	int fd = open_dev();
+
+	CHECK(batch(fd, NULL, 0, &b) == 0 && b.done == 0, "empty batch");
+	CHECK(batch(fd, NULL, 3, &b) == -EFAULT, "NULL ops");
+	CHECK(batch(fd, unmapped_ptr(), 1, &b) == -EFAULT, "unmapped ops");
+	CHECK(batch(fd, &op, HWTIMER_BATCH_MAX + 1, &b) == -EINVAL, "count > max");
+	memset(&b, 0, sizeof(b));
+	b.ops = (uint64_t)(uintptr_t)&op;
+	b.count = 1;
+	b.flags = 2;
+	CHECK(xioctl(fd, HWTIMER_IOC_BATCH, &b) == -EINVAL, "flags");
+	b.flags = 0;
+	b.reserved[1] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_BATCH, &b) == -EINVAL, "reserved");
+	close(fd);
+}
+
+/* STATS: every output word written (0xAA pre-fill), counters consistent. */
+static void t_stats(void)
+{
+	struct hwtimer_stats_req st;
+	uint64_t w;
+	size_t i;
+	int fd = open_dev();
+
+	CHECK(arm(fd, 1, 10000 * MS, NULL) == 0 && arm(fd, 2, 0, NULL) == 0, "arm");
+	sleep_ms(100);
+	memset(&st, 0xaa, sizeof(st));
+	st.clock = CLOCK_MONOTONIC;
+	st.flags = 0;
+	memset(st.reserved, 0, sizeof(st.reserved));
+	CHECK(xioctl(fd, HWTIMER_IOC_STATS, &st) == 0, "STATS: %s", strerror(errno));
+	for (i = 0; i < sizeof(st); i += 8) {
+		memcpy(&w, (char *)&st + i, 8);
+		CHECK(w != PAT64, "stats byte %zu not written", i);
+	}
+	CHECK(st.clock == CLOCK_MONOTONIC, "clock not echoed");
+	CHECK(st.ctx_armed == 2 && st.ctx_pending == 1 && st.ctx_queued == 1 &&
+	      st.ctx_live == 2 && st.ctx_fired == 1,
+	      "armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64 " live %"
+	      PRIu64 " fired %" PRIu64, (uint64_t)st.ctx_armed,
+	      (uint64_t)st.ctx_pending, (uint64_t)st.ctx_queued,
+	      (uint64_t)st.ctx_live, (uint64_t)st.ctx_fired);
+	CHECK(st.tick_ns == tick_ns, "tick_ns %" PRIu64, (uint64_t)st.tick_ns);
+	CHECK(st.pending >= 1 && st.armed >= 2 && st.fired >= 1, "wheel counters");
+	close(fd);
+}
+
+static void t_stats_bad(void)
+{
+	struct hwtimer_stats_req st;
+	int fd = open_dev();
+
+	memset(&st, 0, sizeof(st));
+	st.clock = CLOCK_REALTIME;
+	CHECK(xioctl(fd, HWTIMER_IOC_STATS, &st) == -EINVAL, "CLOCK_REALTIME");
+	st.clock = CLOCK_BOOTTIME;
+	CHECK(xioctl(fd, HWTIMER_IOC_STATS, &st) == 0, "CLOCK_BOOTTIME wheel");
+	st.reserved[0] = 1;
+	CHECK(xioctl(fd, HWTIMER_IOC_STATS, &st) == -EINVAL, "reserved");
+	close(fd);
+}
+
+static void t_fdinfo(void)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd = open_dev();
+	int f;
+
+	CHECK(arm(fd, 1, 10000 * MS, NULL) == 0 && arm(fd, 2, 10000 * MS, NULL) == 0 &&
+	      arm(fd, 3, 0, NULL) == 0, "arm");
+	sleep_ms(100);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	CHECK(f >= 0, "open %s", path);
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	CHECK(n > 0, "read fdinfo");
+	buf[n] = 0;
+	CHECK(strstr(buf, "hwtimer-pending:\t2\n"), "pending missing:\n%s", buf);
+	CHECK(strstr(buf, "hwtimer-queued:\t1\n"), "queued missing:\n%s", buf);
+	close(fd);
+}
+
+static uint64_t wheel_pending(void)
+{
+	struct hwtimer_stats_req st;
+	int fd = open(DEV, O_RDWR);
+
+	if (fd < 0 || stats(fd, &st))
+		return UINT64_MAX;
+	close(fd);
+	return st.pending;
+}
+
+/* close() with pending, firing and unread timeouts cancels and frees all. */
+static void t_close_pending(void)
+{
+	uint64_t before = wheel_pending(), after;
+	int fd, i, r;
+
+	for (r = 0; r < 5; r++) {
+		fd = open_dev();
+		CHECK(fd >= 0, "open");
+		for (i = 0; i < 300; i++)
+			CHECK(arm(fd, i, (uint64_t)(i % 3) * tick_ns * 4, NULL) == 0,
+			      "arm %d", i);
+		CHECK(arm_full(fd, 1, tick_ns, tick_ns, CLOCK_MONOTONIC, 0, NULL) == 0,
+		      "arm periodic");
+		CHECK(arm(fd, 1, 100000 * MS, NULL) == 0, "arm far");
+		if (r & 1)
+			sleep_ms(5);
+		close(fd);
+	}
+	sleep_ms(50);
+	after = wheel_pending();
+	CHECK(after <= before, "wheel pending %" PRIu64 " -> %" PRIu64
+	      " after closing", before, after);
+}
+
+static void t_dup(void)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id;
+	int fd = open_dev();
+	int fd2 = dup(fd);
+
+	CHECK(arm(fd, 1, 10000 * MS, &id) == 0, "arm on fd");
+	CHECK(cancel(fd2, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED,
+	      "cancel through the dup");
+	CHECK(arm(fd2, 42, 10 * MS, &id) == 0, "arm on the dup");
+	close(fd2);
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id && ev.cookie == 42,
+	      "event of the dup not read through fd");
+	close(fd);
+}
+
+static void t_fork(void)
+{
+	struct hwtimer_event ev;
+	int fd = open_dev();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (!pid)
+		_exit(arm(fd, 0xf0f0, 10 * MS, NULL) == 0 ? 0 : 1);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), "child's arm failed");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.cookie == 0xf0f0,
+	      "parent did not get the child's event");
+	close(fd);
+}
+
+static int read_cap(void)
+{
+	FILE *f = fopen(PARAM_CAP, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int cap_saved = -1;
+
+static int write_cap(int v)
+{
+	FILE *f = fopen(PARAM_CAP, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", v);
+	return fclose(f);
+}
+
+/* Fill a context to @cap with far timeouts; returns 0 or -errno. */
+static int fill_to(int fd, int cap)
+{
+	enum { CHUNK = 4096 };
+	static struct hwtimer_batch_op ops[CHUNK];
+	struct hwtimer_batch b;
+	int done = 0, n, i;
+
+	while (done < cap) {
+		n = cap - done < CHUNK ? cap - done : CHUNK;
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < n; i++) {
+			ops[i].op = HWTIMER_OP_ARM;
+			ops[i].deadline_ns = 100000 * MS;
+			ops[i].clock = CLOCK_MONOTONIC;
+		}
+		if (batch(fd, ops, n, &b))
+			return -errno;
+		if (b.failed)
+			return ops[n - 1].status ? ops[n - 1].status : -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+static void t_enospc(void)
+{
+	uint64_t id;
+	int cap = read_cap(), want = cap, fd;
+
+	if (cap < 0)
+		SKIP("%s not readable", PARAM_CAP);
+	if (geteuid() == 0) {
+		want = 32;
+		cap_saved = cap;
+		CHECK(write_cap(want) == 0, "lower the cap");
+	} else if (cap > 300000) {
+		SKIP("cap %d too large to fill without root", cap);
+	}
+	fd = open_dev();
+	CHECK(fill_to(fd, want - 1) == 0, "fill to cap - 1");
+	CHECK(arm(fd, 1, 100000 * MS, &id) == 0, "the last one under the cap");
+	CHECK(arm(fd, 1, 100000 * MS, NULL) == -ENOSPC, "arm past the cap");
+	CHECK(cancel(fd, id, NULL) == 0, "cancel one");
+	CHECK(arm(fd, 1, 100000 * MS, NULL) == 0, "arm after freeing a slot");
+	CHECK(arm(fd, 1, 100000 * MS, NULL) == -ENOSPC, "cap again");
+	close(fd);
+}
+
+/* An unread one-shot counts against the cap until it is read. */
+static void t_enospc_unread(void)
+{
+	struct hwtimer_event ev;
+	int cap = read_cap(), fd;
+
+	if (geteuid() != 0 || cap < 0)
+		SKIP("needs root to lower the cap");
+	cap_saved = cap;
+	CHECK(write_cap(2) == 0, "lower the cap");
+	fd = open_dev();
+	CHECK(arm(fd, 1, 0, NULL) == 0 && arm(fd, 2, 0, NULL) == 0, "arm 2");
+	sleep_ms(100);
+	CHECK(arm(fd, 3, 0, NULL) == -ENOSPC, "unread events not counted");
+	CHECK(wait_events(fd, &ev, 1, WAIT_MS) == 1, "read one");
+	CHECK(arm(fd, 3, 0, NULL) == 0, "slot not freed by read");
+	close(fd);
+}
+
+/* The open file pins the module: delete_module must refuse. */
+static void t_rmmod_refused(void)
+{
+	int fd, ret;
+
+	if (geteuid() != 0)
+		SKIP("needs root");
+	fd = open_dev();
+	ret = syscall(SYS_delete_module, "hwtimer", O_NONBLOCK);
+	CHECK(ret == -1 && (errno == EWOULDBLOCK || errno == EBUSY),
+	      "delete_module gave %d (%s) with a context open", ret,
+	      strerror(errno));
+	close(fd);
+}
+
+struct check {
+	void (*fn)(void);
+	const char *desc;
+};
+
+static const struct check checks[] = {
+	{ t_open, "open /dev/hwtimer, mode 0666" },
+	{ t_api, "API handshake: version, features, ioctl mask, 0xAA outputs written" },
+	{ t_api_bad, "API: bad version, unknown feature, flags, reserved -> EINVAL" },
+	{ t_enotty, "unknown command and wrong size -> ENOTTY" },
+	{ t_efault, "NULL and unmapped pointers -> EFAULT on every command" },
+	{ t_arm_reserved, "ARM: reserved and unknown flags -> EINVAL" },
+	{ t_arm_bad_clock, "ARM: bad clock -> EINVAL" },
+	{ t_period_min, "ARM: period below one tick -> EINVAL, one tick accepted" },
+	{ t_oneshot_event, "one-shot event: id, cookie, deadline, fire time, flags" },
+	{ t_never_early, "50 timeouts: never early, lateness bounded" },
+	{ t_ids_unique, "ids unique and non-zero" },
+	{ t_cancel, "CANCEL pending -> CANCELLED, 0xAA result written, no event" },
+	{ t_cancel_stale, "stale, zero and random ids -> ENOENT" },
+	{ t_cancel_generation, "generation bits checked -> ENOENT" },
+	{ t_cancel_other_ctx, "other context's id -> ENOENT" },
+	{ t_cancel_fired, "CANCEL fired unread one-shot -> FIRED, event kept" },
+	{ t_cancel_bad, "CANCEL: flags and reserved -> EINVAL" },
+	{ t_modify, "MODIFY relative -> MODIFIED, fires at the new deadline" },
+	{ t_modify_later_abs, "MODIFY absolute later: not at the old deadline" },
+	{ t_modify_bad, "MODIFY: unknown id ENOENT, flags and reserved EINVAL" },
+	{ t_past_abs, "absolute deadline in the past fires at once" },
+	{ t_u64_max, "U64_MAX relative and absolute: no wrap, cancellable" },
+	{ t_periodic, "periodic: expiries on the period grid, never early" },
+	{ t_periodic_overruns, "unread periodic folds into one record with overruns" },
+	{ t_periodic_cancel, "periodic cancel stops expiries" },
+	{ t_boottime, "CLOCK_BOOTTIME timeout" },
+	{ t_read_short, "read: buffer below one record -> EINVAL" },
+	{ t_read_nonblock, "read: O_NONBLOCK and empty -> EAGAIN" },
+	{ t_read_blocking, "read: blocks until the expiry" },
+	{ t_read_signal, "read: interrupted by a signal -> EINTR" },
+	{ t_read_many_prefill, "read: whole records that fit, 0xAA buffer written exactly" },
+	{ t_poll, "poll: POLLIN only while events wait" },
+	{ t_epoll, "epoll: EPOLLIN on expiry, clear after read" },
+	{ t_eventfd, "eventfd signalled once per expiry" },
+	{ t_eventfd_clear, "SET_EVENTFD -1 stops signalling" },
+	{ t_eventfd_bad, "SET_EVENTFD: bad fd EBADF, not an eventfd EINVAL" },
+	{ t_batch_arm_cancel, "BATCH: 2000 arms then 2000 cancels, status written" },
+	{ t_batch_status, "BATCH: per-item status for mixed good and bad ops" },
+	{ t_batch_bad, "BATCH: NULL/unmapped EFAULT, count/flags/reserved EINVAL" },
+	{ t_stats, "STATS: counters, 0xAA outputs written" },
+	{ t_stats_bad, "STATS: bad clock and reserved -> EINVAL" },
+	{ t_fdinfo, "fdinfo shows pending and queued" },
+	{ t_close_pending, "close with pending, firing and periodic timeouts" },
+	{ t_dup, "dup shares the context" },
+	{ t_fork, "fork shares the context" },
+	{ t_enospc, "per-context cap -> ENOSPC, freed by cancel" },
+	{ t_enospc_unread, "unread events count against the cap" },
+	{ t_rmmod_refused, "module pinned while a context is open" },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int n = sizeof(checks) / sizeof(checks[0]), i, nfail = 0;
+	struct stat st;
+
+	(void)argc;
+	(void)argv;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	if (stat(DEV, &st)) {
+		printf("1..0 # SKIP %s missing: is the hwtimer module loaded?\n", DEV);
+		return 4;	/* KSFT_SKIP */
+	}
+	printf("# uid %u, %zu-bit build\n", (unsigned int)geteuid(),
+	       sizeof(long) * 8);
+	printf("1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		failed_check = 0;
+		skip_reason[0] = 0;
+		checks[i].fn();
+		if (cap_saved >= 0) {
+			if (write_cap(cap_saved))
+				fail("restore %s: %s", PARAM_CAP, strerror(errno));
+			cap_saved = -1;
+		}
+		if (failed_check) {
+			printf("not ok %u %s\n", i + 1, checks[i].desc);
+			nfail++;
+		} else if (skip_reason[0]) {
+			printf("ok %u %s # SKIP %s\n", i + 1, checks[i].desc,
+			       skip_reason);
+		} else {
+			printf("ok %u %s\n", i + 1, checks[i].desc);
+		}
+	}
+	printf("# %u of %u checks failed\n", nfail, n);
+	return nfail ? 1 : 0;
+}
