@@ -57,6 +57,7 @@
  */
 #include <linux/bitops.h>
 #include <linux/export.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
 
 #include "hwtimer_wheel.h"
