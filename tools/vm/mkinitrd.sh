@@ -12,6 +12,7 @@ set -euo pipefail
 out=$1 kernel=$2 mode=$3 moddir=$4 bindir=$5 bin32dir=${6:-}
 stage=$(mktemp -d "${TMPDIR:-/tmp}/hwtimer-initrd.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage" # becomes /: mktemp's 0700 would lock out "nobody"
 
 # copy_execs SRC DST: every regular executable file in SRC (not recursive).
 copy_execs() {
