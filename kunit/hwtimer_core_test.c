@@ -1,0 +1,1161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite hwtimer_core: the hwtimer runtime on real time.
+ *
+ * Every case runs on its own private wheel (destroyed in exit), except the
+ * one that checks the default wheel. The suite runs in a software-emulated
+ * VM with KASAN, lockdep and debug objects, easily 50 times slower than
+ * native, so timing assertions follow two rules:
+ *
+ * - "never early" is exact: a callback that starts before its deadline is
+ *   a bug however slow the machine is;
+ * - "late by at most X" and "eventually" use bounds far above what the
+ *   design needs (a tick), each with its reason, because a stalled vCPU
+ *   delays everything. WAIT_MS bounds how long any case waits for
+ *   something that must happen; reaching it means a lost timeout.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "hwtimer.h"
+#include "hwtimer_kunit.h"
+
+/* Upper bound for anything that must happen: only catches hangs. */
+#define WAIT_MS		30000
+/* A deadline that does not come during a case. */
+#define FAR_NS		(3600ULL * NSEC_PER_SEC)
+#define MS		NSEC_PER_MSEC
+#define US		NSEC_PER_USEC
+/* Timestamps kept per item for the periodic cases. */
+#define NREC		16
+
+/* What item_fn does besides counting. */
+enum item_mode {
+	MODE_COUNT,		/* count only */
+	MODE_SLEEP,		/* sleep arg ms, then set done */
+	MODE_REARM,		/* arm itself again arg ns later, while rearms left */
+	MODE_ARM_OTHER,		/* arm ->other arg ns later */
+	MODE_CANCEL_SYNC_SELF,	/* hwtimer_cancel_sync() on itself */
+	MODE_STOP_WHEEL,	/* hwtimer_wheel_stop() on its own wheel */
+	MODE_SLEEP_FIRST,	/* sleep arg ms on the first run only */
+	MODE_FREE,		/* kfree() the item */
+};
+
+struct core_ctx;
+
+/**
+ * struct item - a test timeout with its record
+ * @tmo: the timeout
+ * @ctx: the case's context
+ * @mode: what the callback does
+ * @arg: argument of @mode
+ * @rearms: re-arms left in %MODE_REARM (negative: forever)
+ * @other: timeout armed by %MODE_ARM_OTHER
+ * @runs: callback runs
+ * @done: %MODE_SLEEP callback finished
+ * @result: return value of the call made in the callback
+ * @expected: runs the race case expects
+ * @fired_at: wheel time at the start of the last run
+ * @dl: per run, deadline seen by the callback
+ * @ov: per run, overruns seen by the callback
+ */
+struct item {
+	struct hwtimer_timeout tmo;
+	struct core_ctx *ctx;
+	enum item_mode mode;
+	u64 arg;
+	int rearms;
+	struct item *other;
+	atomic_t runs;
+	atomic_t done;
+	int result;
+	int expected;
+	u64 fired_at;
+	u64 dl[NREC];
+	u64 ov[NREC];
+};
+
+/**
+ * struct core_ctx - per-case state
+ * @w: the case's private wheel, destroyed in exit
+ * @wq: woken by every callback
+ * @fired: callback runs, all items
+ * @early: runs that started before their deadline
+ * @max_late: largest lateness seen by a callback
+ * @big: vmalloc'ed items of the large cases
+ * @hrt: hrtimer for the hard-irq case
+ * @irq_item: items used from @hrt's callback
+ * @irq_res: results of the calls made from @hrt's callback
+ * @in_irq: @hrt's callback ran in hard irq
+ * @irq_done: @hrt's callback finished
+ */
+struct core_ctx {
+	struct hwtimer_wheel *w;
+	wait_queue_head_t wq;
+	atomic_t fired;
+	atomic_t early;
+	atomic64_t max_late;
+	struct item *big;
+	struct hrtimer hrt;
+	struct item *irq_item[2];
+	int irq_res[4];
+	bool in_irq;
+	atomic_t irq_done;
+};
+
+static void note_late(struct core_ctx *ctx, u64 late)
+{
+	s64 old = atomic64_read(&ctx->max_late);
+
+	while ((u64)old < late) {
+		s64 seen = atomic64_cmpxchg(&ctx->max_late, old, late);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static void item_fn(struct hwtimer_timeout *t)
+{
+	struct item *it = hwtimer_from(it, t, tmo);
+	struct core_ctx *ctx = it->ctx;
+	u64 now = hwtimer_wheel_now(ctx->w);
+	u64 dl = hwtimer_deadline(t);
+	int run = atomic_read(&it->runs);
+
+	if (now < dl)
+		atomic_inc(&ctx->early);
+	else
+		note_late(ctx, now - dl);
+	it->fired_at = now;
+	if (run < NREC) {
+		it->dl[run] = dl;
+		it->ov[run] = hwtimer_overruns(t);
+	}
+	atomic_inc(&it->runs);
+
+	switch (it->mode) {
+	case MODE_COUNT:
+		break;
+	case MODE_SLEEP:
+		msleep(it->arg);
+		atomic_set(&it->done, 1);
+		break;
+	case MODE_SLEEP_FIRST:
+		if (!run)
+			msleep(it->arg);
+		break;
+	case MODE_REARM:
+		if (it->rearms) {
+			if (it->rearms > 0)
+				it->rearms--;
+			it->result = hwtimer_arm(ctx->w, t, it->arg, 0, 0);
+		}
+		break;
+	case MODE_ARM_OTHER:
+		it->result = hwtimer_arm(ctx->w, &it->other->tmo, it->arg, 0, 0);
+		break;
+	case MODE_CANCEL_SYNC_SELF:
+		it->result = hwtimer_cancel_sync(t);
+		break;
+	case MODE_STOP_WHEEL:
+		it->result = hwtimer_wheel_stop(ctx->w, NULL);
+		break;
+	case MODE_FREE:
+		kfree(it);	/* the runtime must not touch @t after this */
+		break;
+	}
+	atomic_inc(&ctx->fired);
+	wake_up_all(&ctx->wq);
+}
+
+static void item_init(struct core_ctx *ctx, struct item *it,
+		      enum item_mode mode, u64 arg)
+{
+	memset(it, 0, sizeof(*it));
+	hwtimer_timeout_init(&it->tmo, item_fn, 0);
+	it->ctx = ctx;
+	it->mode = mode;
+	it->arg = arg;
+}
+
+static struct item *new_items(struct kunit *test, int n)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = kunit_kcalloc(test, n, sizeof(*it), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, it);
+	for (i = 0; i < n; i++)
+		item_init(ctx, &it[i], MODE_COUNT, 0);
+	return it;
+}
+
+static struct hwtimer_wheel *new_wheel(struct kunit *test, u64 tick,
+				       u32 workers, u64 max_pending, u32 clock)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel_params p = {
+		.name = "kunit_core",
+		.tick_ns = tick,
+		.workers = workers,
+		.max_pending = max_pending,
+		.clock = clock,
+	};
+
+	ctx->w = hwtimer_wheel_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->w);
+	return ctx->w;
+}
+
+/* Default wheel of a case: 1 ms tick, 2 workers, no limit, monotonic. */
+static struct hwtimer_wheel *std_wheel(struct kunit *test)
+{
+	return new_wheel(test, MS, 2, 0, HWTIMER_CLOCK_MONOTONIC);
+}
+
+static bool wait_atomic(struct core_ctx *ctx, atomic_t *v, int n, int ms)
+{
+	return wait_event_timeout(ctx->wq, atomic_read(v) >= n,
+				  msecs_to_jiffies(ms)) != 0;
+}
+
+static int core_init(struct kunit *test)
+{
+	struct core_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	init_waitqueue_head(&ctx->wq);
+	test->priv = ctx;
+	return 0;
+}
+
+static void core_exit(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+
+	/* Drops every pending timeout and waits for running callbacks. */
+	hwtimer_wheel_destroy(ctx->w);
+	vfree(ctx->big);
+}
+
+static void core_create_rejects_bad_params(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		u64 tick;
+		u32 clock;
+		u32 workers;
+	} bad[] = {
+		{ NULL, 0, 0, 0 },
+		{ "", 0, 0, 0 },
+		{ "a/b", 0, 0, 0 },
+		{ "a_name_that_is_longer_than_31_chars", 0, 0, 0 },
+		{ "kunit_bad", HWTIMER_TICK_MIN_NS - 1, 0, 0 },
+		{ "kunit_bad", HWTIMER_TICK_MAX_NS + 1, 0, 0 },
+		{ "kunit_bad", 0, 2, 0 },
+		{ "kunit_bad", 0, 0, HWTIMER_WORKERS_MAX + 1 },
+	};
+	struct hwtimer_wheel_params p = {};
+	struct hwtimer_wheel *w;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(hwtimer_wheel_create(NULL)), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		p.name = bad[i].name;
+		p.tick_ns = bad[i].tick;
+		p.clock = bad[i].clock;
+		p.workers = bad[i].workers;
+		w = hwtimer_wheel_create(&p);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(w), -EINVAL,
+				    "bad params #%u accepted", i);
+		if (!IS_ERR(w))
+			hwtimer_wheel_destroy(w);
+	}
+	std_wheel(test);
+	p = (struct hwtimer_wheel_params){ .name = "kunit_core" };
+	w = hwtimer_wheel_create(&p);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(w), -EEXIST);
+	if (!IS_ERR(w))
+		hwtimer_wheel_destroy(w);
+}
+
+static void core_create_accepts_tick_bounds(struct kunit *test)
+{
+	struct hwtimer_wheel_params p = { .name = "kunit_tick" };
+	struct hwtimer_wheel *w;
+
+	p.tick_ns = HWTIMER_TICK_MIN_NS;
+	w = hwtimer_wheel_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MIN_NS);
+	hwtimer_wheel_destroy(w);
+	p.tick_ns = HWTIMER_TICK_MAX_NS;
+	p.workers = HWTIMER_WORKERS_MAX;
+	w = hwtimer_wheel_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MAX_NS);
+	hwtimer_wheel_destroy(w);
+	p.tick_ns = 0;
+	p.workers = 0;
+	w = hwtimer_wheel_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_DEFAULT_NS);
+	hwtimer_wheel_destroy(w);
+}
+
+static void core_default_wheel_serves_timeouts(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = hwtimer_default_wheel();
+	struct item *it = new_items(test, 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_GE(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MIN_NS);
+	KUNIT_EXPECT_LE(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_MAX_NS);
+	ctx->w = w;	/* for item_fn's clock; not destroyed: */
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	hwtimer_cancel_sync(&it->tmo);
+	ctx->w = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
+static void core_arm_rejects_bad_input(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(NULL, &it->tmo, MS, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0x2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, MS, MS - 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, MS, 0), -EINVAL);
+	hwtimer_timeout_init(&it->tmo, NULL, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+}
+
+static void core_arm_pending_is_busy(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+}
+
+static void core_oneshot_fires_once_not_early(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, hwtimer_deadline(&it->tmo));
+	/* A one-shot that ran once stays idle; 50 ms shows a second run. */
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, hwtimer_overruns(&it->tmo), 0ULL);
+}
+
+static void core_absolute_deadline_is_kept(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	u64 dl = hwtimer_wheel_now(w) + 10 * MS + 123;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ABS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_deadline(&it->tmo), dl);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
+}
+
+static void core_past_deadline_fires_at_once(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 3);
+
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[0].tmo, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[1].tmo, 0, 0, HWTIMER_ABS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[2].tmo,
+					  hwtimer_wheel_now(w) - MS, 0,
+					  HWTIMER_ABS), 0);
+	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->fired, 3, WAIT_MS));
+}
+
+/*
+ * 10,000 timeouts, deadlines uniformly random in [0, 200 ms]: none may run
+ * early (exact). Lateness is reported, and only bounded by 5 s: the VM's
+ * vCPUs are emulated and may stall for long stretches under KASAN.
+ */
+#define RANDOM_N	10000
+static void core_never_early_random_delays(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct hwtimer_stats st;
+	u64 t0, t1, d;
+	int i;
+
+	ctx->big = vzalloc(array_size(RANDOM_N, sizeof(*ctx->big)));
+	KUNIT_ASSERT_NOT_NULL(test, ctx->big);
+	t0 = hwtimer_wheel_now(w);
+	for (i = 0; i < RANDOM_N; i++) {
+		item_init(ctx, &ctx->big[i], MODE_COUNT, 0);
+		d = get_random_u32_below(200 * MS + 1);
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, d, 0, 0),
+				0);
+	}
+	t1 = hwtimer_wheel_now(w);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, RANDOM_N,
+					    2 * WAIT_MS));
+	hwtimer_wheel_get_stats(w, &st);
+	kunit_info(test, "%d timeouts armed in %llu us: early %d, max lateness %llu us (stats %llu us), tick %llu us, hrtimer fires %llu\n",
+		   RANDOM_N, (t1 - t0) / US, atomic_read(&ctx->early),
+		   (u64)atomic64_read(&ctx->max_late) / US,
+		   st.max_lateness_ns / US, hwtimer_wheel_tick_ns(w) / US,
+		   st.hrtimer_fires);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ(test, st.fired, (u64)RANDOM_N);
+	KUNIT_EXPECT_LT(test, (u64)atomic64_read(&ctx->max_late),
+			5ULL * NSEC_PER_SEC);
+	for (i = 0; i < RANDOM_N; i++)
+		KUNIT_ASSERT_EQ(test, atomic_read(&ctx->big[i].runs), 1);
+}
+
+/* 100,000 timeouts with one absolute deadline: each runs exactly once. */
+#define SAME_N		100000
+static void core_same_tick_fire_exactly_once(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct hwtimer_stats st;
+	u64 dl, t1;
+	int i, bad = 0;
+
+	ctx->big = vzalloc(array_size(SAME_N, sizeof(*ctx->big)));
+	KUNIT_ASSERT_NOT_NULL(test, ctx->big);
+	/* 1 s ahead: arming 100,000 takes a while in the emulated VM. */
+	dl = hwtimer_wheel_now(w) + NSEC_PER_SEC;
+	for (i = 0; i < SAME_N; i++) {
+		item_init(ctx, &ctx->big[i], MODE_COUNT, 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, dl, 0,
+						  HWTIMER_ABS), 0);
+	}
+	t1 = hwtimer_wheel_now(w);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, SAME_N,
+					    4 * WAIT_MS));
+	/* Give a duplicate run 100 ms to show up. */
+	msleep(100);
+	for (i = 0; i < SAME_N; i++)
+		bad += atomic_read(&ctx->big[i].runs) != 1;
+	hwtimer_wheel_get_stats(w, &st);
+	kunit_info(test, "%d same-deadline timeouts (armed %s the deadline): %d ran other than once, early %d, max lateness %llu us, hrtimer fires %llu\n",
+		   SAME_N, t1 < dl ? "before" : "past", bad,
+		   atomic_read(&ctx->early), st.max_lateness_ns / US,
+		   st.hrtimer_fires);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), SAME_N);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ(test, st.fired, (u64)SAME_N);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+}
+
+static void core_callback_rearms_itself(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_REARM;
+	it->arg = 2 * MS;
+	it->rearms = 4;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 2 * MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 5, WAIT_MS));
+	msleep(50);	/* 25 re-arm periods: a sixth run would show */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 5);
+	KUNIT_EXPECT_EQ(test, it->result, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+}
+
+static void core_callback_arms_another(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 2);
+
+	it[0].mode = MODE_ARM_OTHER;
+	it[0].arg = 3 * MS;
+	it[0].other = &it[1];
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[0].tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[1].runs, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, it[0].result, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it[0].runs), 1);
+	KUNIT_EXPECT_GE(test, it[1].fired_at, it[0].fired_at + 3 * MS);
+}
+
+/*
+ * Each run of a periodic timeout is one period after the last one served
+ * or skipped: deadline[k] - deadline[k-1] = period * (1 + overruns[k]),
+ * exactly, whatever the VM's delays.
+ */
+static void core_periodic_runs_until_cancelled(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	u64 period = 2 * MS;
+	int r, runs, k;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, period, period, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 6, WAIT_MS));
+	r = hwtimer_cancel_sync(&it->tmo);
+	KUNIT_EXPECT_TRUE(test, r == HWTIMER_CANCELLED || r == HWTIMER_RUNNING);
+	runs = atomic_read(&it->runs);
+	msleep(50);	/* 25 periods: a run after cancel_sync would show */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), runs);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	for (k = 1; k < min(runs, NREC); k++)
+		KUNIT_EXPECT_EQ_MSG(test, it->dl[k] - it->dl[k - 1],
+				    period * (1 + it->ov[k]), "run %d", k);
+}
+
+/*
+ * A 10 ms periodic timeout whose first run sleeps 55 ms: the next run
+ * starts at least 55 ms after the first deadline, so it must report at
+ * least 4 skipped periods (lower bound exact; more if the VM stalls).
+ */
+static void core_periodic_counts_overruns(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_SLEEP_FIRST;
+	it->arg = 55;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 10 * MS, 10 * MS, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 2, WAIT_MS));
+	hwtimer_cancel_sync(&it->tmo);
+	kunit_info(test, "overruns: first run %llu, second run %llu\n",
+		   it->ov[0], it->ov[1]);
+	KUNIT_EXPECT_GE(test, it->ov[1], 4ULL);
+	KUNIT_EXPECT_EQ(test, it->dl[1] - it->dl[0],
+			10 * MS * (1 + it->ov[0]));
+}
+
+static void core_cancel_pending_never_runs(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	struct hwtimer_stats st;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 20 * MS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_NOT_PENDING);
+	msleep(60);	/* three times the cancelled delay */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 0);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.fired, 0ULL);
+}
+
+static void core_cancel_idle_not_pending(struct kunit *test)
+{
+	struct item *it = new_items(test, 1);
+
+	std_wheel(test);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_NOT_PENDING);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo),
+			HWTIMER_NOT_PENDING);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+}
+
+static void core_cancel_running_reports_running(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	/* 500 ms: room for the emulated VM between its start and the cancel. */
+	it->mode = MODE_SLEEP;
+	it->arg = 500;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_RUNNING);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo), HWTIMER_RUNNING);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 1);
+}
+
+/*
+ * Cancel racing expiry: 100,000 attempts, each arms a timeout due now or
+ * one or two ticks (10 us) later, waits 0-99 us (2 ms every 64th attempt)
+ * and cancels. Whatever the timing, CANCELLED must mean the callback never
+ * runs for that arm and anything else that it runs exactly once; checked
+ * per timeout after cancel_sync before the timeout is reused.
+ */
+#define RACE_N		100000
+#define RACE_SLOTS	256
+static void core_cancel_races_expiry_exactly_once(struct kunit *test)
+{
+	struct hwtimer_wheel *w = new_wheel(test, HWTIMER_TICK_MIN_NS, 2, 0,
+					    HWTIMER_CLOCK_MONOTONIC);
+	struct item *it = new_items(test, RACE_SLOTS);
+	int counts[3] = {}, bad = 0, runs = 0, k, r;
+	struct item *p;
+	u64 d;
+
+	for (k = 0; k < RACE_N; k++) {
+		p = &it[k % RACE_SLOTS];
+		if (k >= RACE_SLOTS) {
+			hwtimer_cancel_sync(&p->tmo);
+			bad += atomic_read(&p->runs) != p->expected;
+		}
+		d = (k % 3) * HWTIMER_TICK_MIN_NS;
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &p->tmo, d, 0, 0), 0);
+		udelay(k % 64 ? (k * 37) % 100 : 2000);
+		r = hwtimer_cancel(&p->tmo);
+		KUNIT_ASSERT_TRUE(test, r >= 0 && r <= HWTIMER_RUNNING);
+		counts[r]++;
+		if (r != HWTIMER_CANCELLED)
+			p->expected++;
+	}
+	for (k = 0; k < RACE_SLOTS; k++) {
+		hwtimer_cancel_sync(&it[k].tmo);
+		bad += atomic_read(&it[k].runs) != it[k].expected;
+		runs += atomic_read(&it[k].runs);
+	}
+	kunit_info(test, "%d attempts: cancelled %d, already ran %d, running %d; %d timeouts miscounted\n",
+		   RACE_N, counts[HWTIMER_CANCELLED],
+		   counts[HWTIMER_NOT_PENDING], counts[HWTIMER_RUNNING], bad);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_GT(test, counts[HWTIMER_CANCELLED], 0);
+	KUNIT_EXPECT_GT(test, counts[HWTIMER_NOT_PENDING] +
+			counts[HWTIMER_RUNNING], 0);
+}
+
+static void core_cancel_sync_waits_for_callback(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	/* 500 ms: room for the emulated VM between its start and the wait. */
+	it->mode = MODE_SLEEP;
+	it->arg = 500;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo), HWTIMER_RUNNING);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 1);
+}
+
+static void core_cancel_sync_from_own_callback_edeadlk(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_CANCEL_SYNC_SELF;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, it->result, -EDEADLK);
+}
+
+static void core_stop_from_callback_edeadlk(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 2);
+
+	it[0].mode = MODE_STOP_WHEEL;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[0].tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, it[0].result, -EDEADLK);
+	/* The wheel was not stopped. */
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[1].tmo, MS, 0, 0), 0);
+}
+
+static void core_cancel_sync_stops_self_rearming(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	int runs;
+
+	it->mode = MODE_REARM;
+	it->arg = MS;
+	it->rearms = -1;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 3, WAIT_MS));
+	KUNIT_EXPECT_NE(test, hwtimer_cancel_sync(&it->tmo),
+			HWTIMER_NOT_PENDING);
+	runs = atomic_read(&it->runs);
+	msleep(50);	/* 50 re-arm delays: a run after cancel_sync shows */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), runs);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+}
+
+static void core_stop_returns_none_when_all_fired(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 10);
+	struct hwtimer_timeout *t, *n;
+	LIST_HEAD(list);
+	int i, count = 0;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 10, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, &list), 0);
+	hwtimer_for_each_unprocessed(t, n, &list)
+		count++;
+	KUNIT_EXPECT_EQ(test, count, 0);
+}
+
+static void core_stop_returns_all_when_none_fired(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 10);
+	struct hwtimer_timeout *t, *n;
+	struct hwtimer_stats st;
+	int i, seen[10] = {};
+	LIST_HEAD(list);
+	u64 d;
+
+	/* Mixed levels: 1 ms, seconds, an hour, the end of time. */
+	for (i = 0; i < 10; i++) {
+		d = i == 9 ? U64_MAX : (u64)(i + 1) * FAR_NS / 8;
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, d, 0, 0), 0);
+	}
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, &list), 0);
+	hwtimer_for_each_unprocessed(t, n, &list) {
+		struct item *p = hwtimer_from(p, t, tmo);
+
+		KUNIT_ASSERT_TRUE(test, p >= it && p < it + 10);
+		seen[p - it]++;
+		KUNIT_EXPECT_FALSE(test, hwtimer_pending(t));
+		list_del_init(&t->entry.node);
+	}
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ_MSG(test, seen[i], 1, "timeout %d", i);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	/* A second stop hands back nothing. */
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, &list), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&list));
+}
+
+static void core_stop_waits_for_running_callback(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_SLEEP;
+	it->arg = 100;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 1);
+}
+
+static void core_arm_after_stop_eshutdown(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 2);
+	struct hwtimer_stats st;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[1].tmo, FAR_NS, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_wheel_stop(w, NULL), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[0].tmo, MS, 0, 0), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it[1].tmo, MS, 0), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it[1].tmo), HWTIMER_NOT_PENDING);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.rejected, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+}
+
+static void core_max_pending_enospc_and_recovery(struct kunit *test)
+{
+	struct hwtimer_wheel *w = new_wheel(test, MS, 2, 4,
+					    HWTIMER_CLOCK_MONOTONIC);
+	struct item *it = new_items(test, 5);
+	struct hwtimer_stats st;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, FAR_NS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[4].tmo, FAR_NS, 0, 0), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it[4].tmo));
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.rejected, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.pending, 4ULL);
+	/* Moving a pending timeout does not count against the limit. */
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it[0].tmo, 2 * FAR_NS, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it[2].tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[4].tmo, FAR_NS, 0, 0), 0);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.pending, 4ULL);
+}
+
+static void core_modify_earlier(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	u64 dl;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	dl = hwtimer_wheel_now(w) + 5 * MS;
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
+}
+
+static void core_modify_later(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	u64 dl;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 10 * MS, 0, 0), 0);
+	dl = hwtimer_wheel_now(w) + 300 * MS;
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ABS), 0);
+	msleep(100);	/* past the old deadline, before the new one */
+	if (hwtimer_wheel_now(w) < dl)
+		KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
+}
+
+static void core_modify_idle_arms_again(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	struct hwtimer_stats st;
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_ASSERT_EQ(test, hwtimer_cancel_sync(&it->tmo),
+			HWTIMER_NOT_PENDING);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, MS, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 2, WAIT_MS));
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.armed, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.fired, 2ULL);
+}
+
+static void core_boottime_wheel(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = new_wheel(test, MS, 2, 0,
+					    HWTIMER_CLOCK_BOOTTIME);
+	struct item *it = new_items(test, 1);
+	u64 b0, now, b1, dl;
+
+	b0 = ktime_get_boottime_ns();
+	now = hwtimer_wheel_now(w);
+	b1 = ktime_get_boottime_ns();
+	KUNIT_EXPECT_GE(test, now, b0);
+	KUNIT_EXPECT_LE(test, now, b1);
+	dl = b1 + 10 * MS;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	KUNIT_EXPECT_GE(test, ktime_get_boottime_ns(), dl);
+}
+
+/* The hrtimer is tickless: exact counts, nothing here depends on speed. */
+static void core_idle_wheel_fires_no_hrtimer(struct kunit *test)
+{
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+	struct hwtimer_stats st;
+
+	msleep(100);	/* 100 ticks */
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.hrtimer_fires, 0ULL);
+	/* One timeout an hour away: the hrtimer is armed for then only. */
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	msleep(20);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.hrtimer_fires, 0ULL);
+}
+
+/*
+ * Ten timeouts 10 ms apart, armed before the first is due, on a 1 ms tick:
+ * the hrtimer fires once per distinct deadline tick, never per tick (at
+ * most 10, fewer when a stalled VM serves two deadlines in one fire).
+ */
+static void core_hrtimer_fires_per_deadline_not_per_tick(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 10);
+	struct hwtimer_stats st;
+	u64 base = hwtimer_wheel_now(w) + 50 * MS;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, base + i * 10 * MS,
+						  0, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 10, WAIT_MS));
+	hwtimer_wheel_get_stats(w, &st);
+	kunit_info(test, "10 deadlines over 90 ticks: %llu hrtimer fires\n",
+		   st.hrtimer_fires);
+	KUNIT_EXPECT_GE(test, st.hrtimer_fires, 1ULL);
+	KUNIT_EXPECT_LE(test, st.hrtimer_fires, 10ULL);
+}
+
+static enum hrtimer_restart irq_fn(struct hrtimer *hrt)
+{
+	struct core_ctx *ctx = container_of(hrt, struct core_ctx, hrt);
+	struct hwtimer_timeout *a = &ctx->irq_item[0]->tmo;
+	struct hwtimer_timeout *b = &ctx->irq_item[1]->tmo;
+
+	ctx->in_irq = in_hardirq();
+	ctx->irq_res[0] = hwtimer_arm(ctx->w, a, 20 * MS, 0, 0);
+	ctx->irq_res[1] = hwtimer_arm(ctx->w, b, 5 * MS, 0, 0);
+	ctx->irq_res[2] = hwtimer_cancel(b);
+	ctx->irq_res[3] = hwtimer_modify(a, 2 * MS, 0);
+	atomic_set(&ctx->irq_done, 1);
+	wake_up_all(&ctx->wq);
+	return HRTIMER_NORESTART;
+}
+
+/* Arm, cancel and modify from a hard-irq hrtimer callback (lockdep and
+ * DEBUG_ATOMIC_SLEEP catch any sleeping or irq-unsafe locking).
+ */
+static void core_arm_cancel_modify_from_hardirq(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, 2);
+
+	std_wheel(test);
+	ctx->irq_item[0] = &it[0];
+	ctx->irq_item[1] = &it[1];
+	hrtimer_init(&ctx->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ctx->hrt.function = irq_fn;
+	hrtimer_start(&ctx->hrt, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->irq_done, 1, WAIT_MS));
+	hrtimer_cancel(&ctx->hrt);
+	KUNIT_EXPECT_TRUE(test, ctx->in_irq);
+	KUNIT_EXPECT_EQ(test, ctx->irq_res[0], 0);
+	KUNIT_EXPECT_EQ(test, ctx->irq_res[1], 0);
+	KUNIT_EXPECT_EQ(test, ctx->irq_res[2], HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, ctx->irq_res[3], 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[0].runs, 1, WAIT_MS));
+	msleep(20);	/* four times b's cancelled delay */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it[1].runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it[0].runs), 1);
+}
+
+/*
+ * One callback sleeps 1 s; 20 timeouts due 10-200 ms later on the same
+ * wheel (2 workers) must all run while it sleeps, late by less than 200 ms.
+ * The design goal is one tick; 200 ms is the emulated VM's scheduling
+ * slack, still five times less than the 1 s a single worker would add.
+ */
+static void core_sleeping_callback_does_not_delay_others(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 21);
+	u64 max = 0;
+	int i;
+
+	it[0].mode = MODE_SLEEP;
+	it[0].arg = 1000;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[0].tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[0].runs, 1, WAIT_MS));
+	for (i = 1; i <= 20; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, i * 10 * MS,
+						  0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 20, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&it[0].done), 0);
+	for (i = 1; i <= 20; i++)
+		max = max(max, it[i].fired_at - it[i].dl[0]);
+	kunit_info(test, "max lateness beside a 1 s sleeping callback: %llu us\n",
+		   max / US);
+	KUNIT_EXPECT_LT(test, max, 200 * MS);
+}
+
+static void core_stats_count_everything(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 4);
+	struct hwtimer_stats st;
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[3].tmo, FAR_NS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 3, WAIT_MS));
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it[3].tmo), HWTIMER_CANCELLED);
+	/* Wait for the workers to account the third run. */
+	msleep(20);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.armed, 4ULL);
+	KUNIT_EXPECT_EQ(test, st.fired, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.rejected, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	for (i = 0; i < HWTIMER_LAT_BUCKETS; i++)
+		sum += st.lateness[i];
+	KUNIT_EXPECT_EQ(test, sum, 3ULL);
+	/* Lateness bound only catches garbage; see core_never_early_*. */
+	KUNIT_EXPECT_LT(test, st.max_lateness_ns, 5ULL * NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, st.hrtimer_fires, 1ULL);
+}
+
+static void core_pending_follows_state(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+}
+
+/* The lifetime rule: the owner module is pinned while pending or running. */
+static void core_owner_pinned_while_pending_or_running(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct module *me = THIS_MODULE;
+	struct hwtimer_wheel *w;
+	struct item *it;
+	int base;
+
+	if (!me)
+		kunit_skip(test, "built in: no module to pin");
+	w = std_wheel(test);
+	it = new_items(test, 1);
+	base = module_refcount(THIS_MODULE);
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base + 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, 2 * FAR_NS, 0), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base + 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
+
+	it->mode = MODE_SLEEP;	/* 500 ms: see core_cancel_sync_waits_* */
+	it->arg = 500;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base + 1);
+	hwtimer_cancel_sync(&it->tmo);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
+
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_wheel_stop(w, NULL), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
+}
+
+/*
+ * A one-shot callback may free the object embedding its timeout (KASAN
+ * reports it if the runtime touches the timeout afterwards).
+ */
+static void core_callback_may_free_its_timeout(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		it = kmalloc(sizeof(*it), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, it);
+		item_init(ctx, it, MODE_FREE, 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, i * MS, 0, 0), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->fired, 8, WAIT_MS));
+}
+
+static struct kunit_case hwtimer_core_cases[] = {
+	KUNIT_CASE(core_create_rejects_bad_params),
+	KUNIT_CASE(core_create_accepts_tick_bounds),
+	KUNIT_CASE(core_default_wheel_serves_timeouts),
+	KUNIT_CASE(core_arm_rejects_bad_input),
+	KUNIT_CASE(core_arm_pending_is_busy),
+	KUNIT_CASE(core_oneshot_fires_once_not_early),
+	KUNIT_CASE(core_absolute_deadline_is_kept),
+	KUNIT_CASE(core_past_deadline_fires_at_once),
+	KUNIT_CASE_SLOW(core_never_early_random_delays),
+	KUNIT_CASE_SLOW(core_same_tick_fire_exactly_once),
+	KUNIT_CASE(core_callback_rearms_itself),
+	KUNIT_CASE(core_callback_arms_another),
+	KUNIT_CASE(core_periodic_runs_until_cancelled),
+	KUNIT_CASE(core_periodic_counts_overruns),
+	KUNIT_CASE(core_cancel_pending_never_runs),
+	KUNIT_CASE(core_cancel_idle_not_pending),
+	KUNIT_CASE(core_cancel_running_reports_running),
+	KUNIT_CASE_SLOW(core_cancel_races_expiry_exactly_once),
+	KUNIT_CASE(core_cancel_sync_waits_for_callback),
+	KUNIT_CASE(core_cancel_sync_from_own_callback_edeadlk),
+	KUNIT_CASE(core_stop_from_callback_edeadlk),
+	KUNIT_CASE(core_cancel_sync_stops_self_rearming),
+	KUNIT_CASE(core_stop_returns_none_when_all_fired),
+	KUNIT_CASE(core_stop_returns_all_when_none_fired),
+	KUNIT_CASE(core_stop_waits_for_running_callback),
+	KUNIT_CASE(core_arm_after_stop_eshutdown),
+	KUNIT_CASE(core_max_pending_enospc_and_recovery),
+	KUNIT_CASE(core_modify_earlier),
+	KUNIT_CASE(core_modify_later),
+	KUNIT_CASE(core_modify_idle_arms_again),
+	KUNIT_CASE(core_boottime_wheel),
+	KUNIT_CASE(core_idle_wheel_fires_no_hrtimer),
+	KUNIT_CASE(core_hrtimer_fires_per_deadline_not_per_tick),
+	KUNIT_CASE(core_arm_cancel_modify_from_hardirq),
+	KUNIT_CASE(core_sleeping_callback_does_not_delay_others),
+	KUNIT_CASE(core_stats_count_everything),
+	KUNIT_CASE(core_pending_follows_state),
+	KUNIT_CASE(core_owner_pinned_while_pending_or_running),
+	KUNIT_CASE(core_callback_may_free_its_timeout),
+	{}
+};
+
+static struct kunit_suite hwtimer_core_suite = {
+	.name = "hwtimer_core",
+	.init = core_init,
+	.exit = core_exit,
+	.test_cases = hwtimer_core_cases,
+};
+
+kunit_test_suite(hwtimer_core_suite);
