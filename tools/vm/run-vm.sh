@@ -31,6 +31,7 @@ append+=" loglevel=${HWTIMER_LOGLEVEL:-7} no_hash_pointers ${HWTIMER_APPEND:-}"
 rc=0
 timeout -k 10 "$bound" qemu-system-x86_64 -accel tcg -cpu max \
 	-m "${HWTIMER_VM_MEM:-1024}" -smp 2 -nographic -no-reboot -monitor none \
+	-nic none \
 	"${con[@]}" -serial "file:$outdir/results.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	</dev/null 2>"$outdir/qemu.stderr" || rc=$?
