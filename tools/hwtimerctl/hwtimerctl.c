@@ -28,6 +28,7 @@
 
 #include <linux/hwtimer.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC	1000000000ULL
 
 static const char *dev_path = "/dev/hwtimer";
@@ -70,7 +71,7 @@ static int parse_duration(const char *s, uint64_t *ns)
 		return -1;
 	if (!*end)
 		return v == 0 ? (*ns = 0, 0) : -1;	/* only 0 needs no unit */
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!strcmp(end, units[i].unit)) {
 			v *= units[i].mul;
 			if (v >= 18446744073709551615.0)
@@ -198,7 +199,7 @@ static void print_wheel_stats(const char *name, const struct hwtimer_stats_req *
 	print_hist(st->lateness, "  ");
 }
 
-static const char *feature_names[] = { "periodic", "boottime", "batch", "eventfd" };
+static const char * const feature_names[] = { "periodic", "boottime", "batch", "eventfd" };
 
 static int cmd_info(int argc, char **argv)
 {
@@ -715,7 +716,7 @@ static int cmd_watch(int argc, char **argv)
 	return 0;
 }
 
-static void usage(FILE *f)
+static void top_help(FILE *f)
 {
 	fprintf(f,
 		"usage: hwtimerctl [--json] [--device PATH] COMMAND [ARGS]\n\n"
@@ -739,15 +740,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
 			dev_path = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
+			top_help(stdout);
+			exit(0);
 		} else {
-			usage(stderr);
+			top_help(stderr);
 			die(2, "unknown option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc) {
-		usage(stderr);
+		top_help(stderr);
 		return 2;
 	}
 	/* --json is also accepted after the command. */
@@ -767,7 +768,7 @@ int main(int argc, char **argv)
 		return cmd_batch(argc - i, argv + i);
 	if (!strcmp(argv[i], "watch"))
 		return cmd_watch(argc - i, argv + i);
-	usage(stderr);
+	top_help(stderr);
 	die(2, "unknown command '%s'", argv[i]);
 	return 2;
 }
