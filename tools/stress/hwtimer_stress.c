@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_stress - several threads hammer /dev/hwtimer with random arm,
+ * modify, cancel, periodic and batch operations for a set time, keeping an
+ * exact ledger of every timeout, then check the ledger (kselftest TAP).
+ *
+ * Usage: hwtimer_stress [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]
+ *
+ * GROUPS open files each get WORKERS arming threads and one reader thread
+ * (group 0 waits with poll(), the others on an eventfd). Every timeout gets
+ * a ledger record; its cookie names the record. At the end every live
+ * timeout is cancelled, the readers drain, and the ledger must show:
+ *
+ * - a one-shot whose cancel said CANCELLED produced no event; any other
+ *   one-shot produced exactly one event, flagged LAST, with no overrun and
+ *   with the deadline of its last successful arm or modify;
+ * - a periodic timeout's records, in read order, cover consecutive periods
+ *   from its first deadline: a record of 1 + overruns expiries carries a
+ *   deadline inside the run of periods it covers (the chardev folds unread
+ *   expiries into one record, keeping the latest deadline);
+ * - no expiry after the cancel returned, no event before its deadline;
+ * - the context's own counters (STATS) equal the ledger's sums.
+ *
+ * "Stuck" counts timeouts still cancellable STUCK_NS after their deadline:
+ * lost in all but name.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#define DEV		"/dev/hwtimer"
+#define MS		1000000ULL
+/* Ledger records per worker; a worker stops arming when it runs out. */
+#define RECS_MAX	(1U << 17)
+/* Live (not yet settled) timeouts per worker. */
+#define LIVE_MAX	256
+/* Ops in one batch, at most. */
+#define BATCH_MAX	32
+/* A timeout still pending this long after its deadline counts as stuck. */
+#define STUCK_NS	(5000 * MS)
+
+enum kind { ONESHOT = 1, PERIODIC, PERIODIC_MOD };
+enum state { LIVE = 1, CANCELLED, FIRED, GONE, FAILED };
+
+/**
+ * struct rec - ledger record of one timeout
+ * @id: id from ARM
+ * @kind: &enum kind
+ * @state: &enum state, as the arming thread last learnt it
+ * @clock: its clock
+ * @dl_lo: earliest the kernel may have set the deadline to (last arm/modify)
+ * @dl_hi: latest, the same as @dl_lo for absolute deadlines
+ * @period: period, 0 for a one-shot
+ * @cancel_ns: clock time once the settling cancel returned
+ * @cancel_from: clock time before the settling cancel started
+ * @nrec: event records read (by the reader)
+ * @exp: expiries read, 1 + overruns per record (by the reader)
+ * @ev_id: id of the last event
+ * @ev_deadline: deadline of the last event
+ * @ev_max_deadline: largest deadline of any event
+ * @ev_flags: flags of the last event
+ * @ev_overruns: overruns of the last event
+ * @bad: the reader found a record out of order (periodic)
+ */
+struct rec {
+	uint64_t id;
+	uint32_t kind;
+	uint32_t state;
+	uint32_t clock;
+	uint64_t dl_lo;
+	uint64_t dl_hi;
+	uint64_t period;
+	uint64_t cancel_ns;
+	uint64_t cancel_from;
+	uint32_t nrec;
+	uint64_t exp;
+	uint64_t ev_id;
+	uint64_t ev_deadline;
+	uint64_t ev_max_deadline;
+	uint32_t ev_flags;
+	uint64_t ev_overruns;
+	uint32_t bad;
+};
+
+struct group;
+
+/**
+ * struct worker - one arming thread and its ledger
+ * @g: its group
+ * @idx: index among all workers (high half of the cookie)
+ * @rng: xorshift64 state
+ * @recs: ledger records, @nrecs used
+ * @live: indexes of unsettled records, @nlive of them
+ * @ops: ioctls issued (a batch counts its ops)
+ * @arms: successful arms
+ * @cancels: cancels answered CANCELLED
+ * @modifies: modifies answered MODIFIED
+ * @unexpected: ioctls that failed in a way the ledger does not allow
+ * @stuck: timeouts cancelled STUCK_NS after their deadline
+ */
+struct worker {
+	struct group *g;
+	uint32_t idx;
+	uint64_t rng;
+	struct rec *recs;
+	uint32_t nrecs;
+	uint32_t live[LIVE_MAX];
+	uint32_t nlive;
+	uint64_t ops;
+	uint64_t arms;
+	uint64_t cancels;
+	uint64_t modifies;
+	uint64_t unexpected;
+	uint64_t stuck;
+	pthread_t thr;
+};
+
+/**
+ * struct group - one open /dev/hwtimer shared by its threads
+ * @fd: the open file
+ * @efd: eventfd the reader waits on, or -1 (poll on @fd)
+ * @stop_reader: set once the workers have settled everything
+ * @records: event records read
+ * @unknown: events whose cookie names no record
+ */
+struct group {
+	int fd;
+	int efd;
+	atomic_int stop_reader;
+	uint64_t records;
+	uint64_t unknown;
+	pthread_t thr;
+};
+
+static struct worker *workers;
+static uint32_t nworkers;
+static atomic_int stop;
+static uint64_t tick_ns = MS;
+
+static uint64_t clock_now(uint32_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t rnd(struct worker *w)
+{
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	return w->rng;
+}
+
+static uint64_t below(struct worker *w, uint64_t n)
+{
+	return n ? rnd(w) % n : 0;
+}
+
+static struct rec *cookie_rec(uint64_t cookie)
+{
+	uint32_t wi = cookie >> 32, ri = (uint32_t)cookie;
+
+	if (wi >= nworkers || ri >= workers[wi].nrecs)
+		return NULL;
+	return &workers[wi].recs[ri];
+}
+
+/* Account one event record. Only this group's reader touches the fields. */
+static void take_event(struct group *g, const struct hwtimer_event *ev)
+{
+	struct rec *r = cookie_rec(ev->cookie);
+	uint64_t k = 1 + ev->overruns;
+
+	g->records++;
+	if (!r) {
+		g->unknown++;
+		return;
+	}
+	if (r->kind == PERIODIC && !r->bad) {
+		/* This record covers periods exp .. exp + k - 1. */
+		uint64_t lo = r->dl_lo + r->exp * r->period;
+		uint64_t hi = lo + (k - 1) * r->period;
+
+		if (ev->deadline_ns < lo || ev->deadline_ns > hi ||
+		    (ev->deadline_ns - r->dl_lo) % r->period)
+			r->bad = 1;
+	}
+	if (ev->fire_ns < ev->deadline_ns)
+		r->bad |= 2;
+	r->nrec++;
+	r->exp += k;
+	r->ev_id = ev->id;
+	r->ev_deadline = ev->deadline_ns;
+	if (ev->deadline_ns > r->ev_max_deadline)
+		r->ev_max_deadline = ev->deadline_ns;
+	r->ev_flags = ev->flags;
+	r->ev_overruns = ev->overruns;
+}
+
+static int drain(struct group *g)
+{
+	struct hwtimer_event evs[64];
+	ssize_t n;
+	int i;
+
+	n = read(g->fd, evs, sizeof(evs));
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -1;
+	for (i = 0; i < n / (ssize_t)sizeof(evs[0]); i++)
+		take_event(g, &evs[i]);
+	return (int)(n / sizeof(evs[0]));
+}
+
+static void *reader(void *arg)
+{
+	struct group *g = arg;
+	struct pollfd p = { .fd = g->efd >= 0 ? g->efd : g->fd,
+			    .events = POLLIN };
+	uint64_t cnt;
+
+	while (!atomic_load(&g->stop_reader)) {
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		if (g->efd >= 0 && read(g->efd, &cnt, sizeof(cnt)) < 0)
+			continue;
+		while (drain(g) > 0)
+			;
+	}
+	while (drain(g) > 0)
+		;
+	return NULL;
+}
+
+/* Drop live slot @slot from the live set. */
+static void unlive(struct worker *w, uint32_t slot)
+{
+	w->live[slot] = w->live[--w->nlive];
+}
+
+static void pick_deadline(struct worker *w, struct rec *r, __u32 *flags,
+			  __u64 *deadline)
+{
+	uint64_t now = clock_now(r->clock), rel;
+	uint64_t k = below(w, 100);
+
+	if (k < 5)
+		rel = 0;
+	else if (k < 85)
+		rel = below(w, 30 * MS);
+	else if (k < 95)
+		rel = below(w, 300 * MS);
+	else
+		rel = 10000 * MS + below(w, 1000000 * MS);
+	if (below(w, 4) == 0) {
+		/* Relative: the kernel reads its clock in between. */
+		*flags = 0;
+		*deadline = rel;
+		r->dl_lo = now + rel;
+		r->dl_hi = 0;	/* set by settle_rel() after the call */
+	} else {
+		*flags = HWTIMER_ARM_ABS;
+		*deadline = below(w, 20) == 0 ? now - below(w, now / 2) :
+			now + rel;
+		r->dl_lo = *deadline;
+		r->dl_hi = *deadline;
+	}
+}
+
+/* After the call: the latest a relative deadline can have been set to. */
+static void settle_rel(struct rec *r, uint32_t flags, uint64_t deadline)
+{
+	if (!(flags & HWTIMER_ARM_ABS))
+		r->dl_hi = clock_now(r->clock) + deadline;
+}
+
+/* Fill @req for a new record; returns it, or NULL when out of records. */
+static struct rec *new_arm(struct worker *w, struct hwtimer_arm_req *req)
+{
+	struct rec *r;
+	uint64_t k;
+
+	if (w->nrecs == RECS_MAX || w->nlive == LIVE_MAX)
+		return NULL;
+	r = &w->recs[w->nrecs];
+	memset(req, 0, sizeof(*req));
+	r->clock = below(w, 8) == 0 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+	k = below(w, 100);
+	r->kind = k < 85 ? ONESHOT : k < 95 ? PERIODIC : PERIODIC_MOD;
+	if (r->kind == ONESHOT) {
+		pick_deadline(w, r, &req->flags, &req->deadline_ns);
+	} else {
+		r->period = tick_ns * (1 + below(w, 10));
+		req->flags = HWTIMER_ARM_ABS;
+		req->deadline_ns = clock_now(r->clock) + below(w, 20 * MS);
+		r->dl_lo = req->deadline_ns;
+		r->dl_hi = req->deadline_ns;
+	}
+	req->period_ns = r->period;
+	req->clock = r->clock;
+	req->cookie = ((uint64_t)w->idx << 32) | w->nrecs;
+	return r;
+}
+
+static void armed(struct worker *w, struct rec *r, int err, uint64_t id)
+{
+	w->ops++;
+	w->nrecs++;
+	if (err) {
+		r->state = FAILED;
+		w->unexpected++;
+		printf("# worker %u: arm failed: %s\n", w->idx, strerror(err));
+		return;
+	}
+	r->id = id;
+	r->state = LIVE;
+	w->arms++;
+	w->live[w->nlive++] = (uint32_t)(r - w->recs);
+}
+
+/* Record what a cancel of live slot @slot said. */
+static void cancelled(struct worker *w, uint32_t slot, int err,
+		      uint32_t result, uint64_t from)
+{
+	struct rec *r = &w->recs[w->live[slot]];
+
+	w->ops++;
+	r->cancel_from = from;
+	r->cancel_ns = clock_now(r->clock);
+	if (err == ENOENT && r->kind == ONESHOT) {
+		r->state = GONE;	/* its event was read already */
+	} else if (err) {
+		w->unexpected++;
+		printf("# worker %u: cancel failed: %s\n", w->idx, strerror(err));
+		r->state = FAILED;
+	} else if (result == HWTIMER_RESULT_CANCELLED) {
+		r->state = CANCELLED;
+		w->cancels++;
+		if (r->kind == ONESHOT && from > r->dl_hi + STUCK_NS)
+			w->stuck++;
+	} else if (result == HWTIMER_RESULT_FIRED && r->kind == ONESHOT) {
+		r->state = FIRED;
+	} else {
+		w->unexpected++;
+		printf("# worker %u: cancel result %u\n", w->idx, result);
+		r->state = FAILED;
+	}
+	unlive(w, slot);
+}
+
+/* What a modify of live slot @slot said; @req holds the new deadline. */
+static void modified(struct worker *w, uint32_t slot, int err, uint32_t result,
+		     const struct rec *want)
+{
+	struct rec *r = &w->recs[w->live[slot]];
+
+	w->ops++;
+	if (err == ENOENT && r->kind == ONESHOT) {
+		r->state = GONE;
+		unlive(w, slot);
+	} else if (err) {
+		w->unexpected++;
+		printf("# worker %u: modify failed: %s\n", w->idx, strerror(err));
+	} else if (result == HWTIMER_RESULT_MODIFIED) {
+		w->modifies++;
+		if (r->kind == ONESHOT) {
+			r->dl_lo = want->dl_lo;
+			r->dl_hi = want->dl_hi;
+		}
+	} else if (result != HWTIMER_RESULT_FIRED || r->kind != ONESHOT) {
+		w->unexpected++;
+		printf("# worker %u: modify result %u\n", w->idx, result);
+	} else {
+		r->state = FIRED;
+		unlive(w, slot);
+	}
+}
+
+static void op_arm(struct worker *w)
+{
+	struct hwtimer_arm_req req;
+	struct rec *r = new_arm(w, &req);
+	int err = 0;
+
+	if (!r)
+		return;
+	if (ioctl(w->g->fd, HWTIMER_IOC_ARM, &req))
+		err = errno;
+	settle_rel(r, req.flags, req.deadline_ns);
+	armed(w, r, err, req.id);
+}
+
+static void op_cancel(struct worker *w, uint32_t slot)
+{
+	struct rec *r = &w->recs[w->live[slot]];
+	struct hwtimer_cancel_req req = { .id = r->id };
+	uint64_t from = clock_now(r->clock);
+	int err = 0;
+
+	if (ioctl(w->g->fd, HWTIMER_IOC_CANCEL, &req))
+		err = errno;
+	cancelled(w, slot, err, req.result, from);
+}
+
+static void op_modify(struct worker *w, uint32_t slot)
+{
+	struct rec *r = &w->recs[w->live[slot]];
+	struct hwtimer_modify_req req = { .id = r->id };
+	struct rec want = { .clock = r->clock };
+	int err = 0;
+
+	if (r->kind == PERIODIC)
+		return;
+	pick_deadline(w, &want, &req.flags, &req.deadline_ns);
+	if (ioctl(w->g->fd, HWTIMER_IOC_MODIFY, &req))
+		err = errno;
+	settle_rel(&want, req.flags, req.deadline_ns);
+	modified(w, slot, err, req.result, &want);
+}
+
+/*
+ * A batch of arms, cancels and modifies. Each live record appears at most
+ * once; cancels and modifies are settled after the call, from the end of
+ * the live array backwards so the slots stay valid.
+ */
+static void op_batch(struct worker *w)
+{
+	struct hwtimer_batch_op ops[BATCH_MAX];
+	struct rec want[BATCH_MAX], *arm_rec[BATCH_MAX];
+	uint32_t slot[BATCH_MAX], n = 1 + below(w, BATCH_MAX), i, used = 0;
+	struct hwtimer_batch b = { .ops = (uintptr_t)ops };
+	uint64_t from = clock_now(CLOCK_MONOTONIC);
+
+	memset(ops, 0, sizeof(ops));
+	/* Cancels and modifies on the last live slots, then arms. */
+	for (i = 0; i < n && used < w->nlive && below(w, 2); i++, used++) {
+		struct rec *r;
+
+		slot[i] = w->nlive - 1 - used;
+		r = &w->recs[w->live[slot[i]]];
+		ops[i].id = r->id;
+		if (r->kind == PERIODIC || below(w, 2)) {
+			ops[i].op = HWTIMER_OP_CANCEL;
+		} else {
+			ops[i].op = HWTIMER_OP_MODIFY;
+			want[i].clock = r->clock;
+			pick_deadline(w, &want[i], &ops[i].flags,
+				      &ops[i].deadline_ns);
+		}
+	}
+	for (; i < n; i++) {
+		struct hwtimer_arm_req req;
+
+		arm_rec[i] = NULL;
+		if (w->nlive + (i - used) >= LIVE_MAX)
+			break;
+		arm_rec[i] = new_arm(w, &req);
+		if (!arm_rec[i])
+			break;
+		w->nrecs++;	/* reserve; armed() counts it again */
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].flags = req.flags;
+		ops[i].cookie = req.cookie;
+		ops[i].deadline_ns = req.deadline_ns;
+		ops[i].period_ns = req.period_ns;
+		ops[i].clock = req.clock;
+	}
+	n = i;
+	w->nrecs -= n - used;
+	b.count = n;
+	if (ioctl(w->g->fd, HWTIMER_IOC_BATCH, &b) || b.done != n) {
+		printf("# worker %u: batch failed: %s (done %u of %u)\n",
+		       w->idx, strerror(errno), b.done, n);
+		w->unexpected++;
+		atomic_store(&stop, 1);
+		return;
+	}
+	/*
+	 * Settle from the highest slot down, before the arms append to the
+	 * live array: unlive() only moves already settled entries.
+	 */
+	for (i = 0; i < used; i++) {
+		if (ops[i].op == HWTIMER_OP_CANCEL) {
+			cancelled(w, slot[i], -ops[i].status, ops[i].result,
+				  from);
+		} else {
+			settle_rel(&want[i], ops[i].flags, ops[i].deadline_ns);
+			modified(w, slot[i], -ops[i].status, ops[i].result,
+				 &want[i]);
+		}
+	}
+	for (i = used; i < n; i++) {
+		settle_rel(arm_rec[i], ops[i].flags, ops[i].deadline_ns);
+		armed(w, arm_rec[i], -ops[i].status, ops[i].id);
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!atomic_load(&stop)) {
+		uint64_t k = below(w, 100);
+
+		if (k < 35)
+			op_arm(w);
+		else if (k < 50)
+			op_batch(w);
+		else if (k < 72 && w->nlive)
+			op_cancel(w, below(w, w->nlive));
+		else if (k < 90 && w->nlive)
+			op_modify(w, below(w, w->nlive));
+		else if (k < 92)
+			usleep(below(w, 2000));
+	}
+	/* Settle everything still live. */
+	while (w->nlive)
+		op_cancel(w, w->nlive - 1);
+	return NULL;
+}
+
+static int get_stats(int fd, struct hwtimer_stats_req *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->clock = CLOCK_MONOTONIC;
+	return ioctl(fd, HWTIMER_IOC_STATS, st);
+}
+
+/* Wait until the context has nothing pending or queued, at most @ms. */
+static int quiesce(struct group *g, int ms)
+{
+	struct hwtimer_stats_req st;
+
+	for (; ms > 0; ms -= 10) {
+		if (get_stats(g->fd, &st))
+			return -1;
+		if (!st.ctx_pending && !st.ctx_queued && !st.ctx_live)
+			return 0;
+		usleep(10000);
+	}
+	printf("# %s: pending %llu queued %llu live %llu\n",
+	       __func__, (unsigned long long)st.ctx_pending,
+	       (unsigned long long)st.ctx_queued,
+	       (unsigned long long)st.ctx_live);
+	return -1;
+}
+
+/**
+ * struct tally - the ledger's verdict
+ * @lost: settled as fired (or read) but no event
+ * @dbl: more events than expiries allowed
+ * @after: an expiry after a cancel had returned, or an event of a
+ *	timeout whose cancel said CANCELLED
+ * @early: an event before its deadline
+ * @wrong: an event with the wrong deadline, flags, overruns or order
+ */
+struct tally {
+	uint64_t lost, dbl, after, early, wrong, fired, oneshots, periodics;
+};
+
+static void check_rec(const struct rec *r, struct tally *t)
+{
+	if (r->state == FAILED)
+		return;
+	t->fired += r->exp;
+	if (r->bad & 2)
+		t->early++;
+	if (r->nrec && r->ev_id != r->id)
+		t->wrong++;
+	if (r->kind == ONESHOT) {
+		t->oneshots++;
+		if (r->state == CANCELLED) {
+			t->after += r->nrec != 0;
+			return;
+		}
+		if (!r->nrec)
+			t->lost++;
+		else if (r->nrec > 1)
+			t->dbl++;
+		else if (r->ev_overruns || !(r->ev_flags & HWTIMER_EVENT_LAST) ||
+			 r->ev_deadline < r->dl_lo || r->ev_deadline > r->dl_hi)
+			t->wrong++;
+		return;
+	}
+	t->periodics++;
+	/* No expiry past the moment the cancel returned. */
+	if (r->nrec && r->ev_max_deadline > r->cancel_ns)
+		t->after++;
+	if (r->kind != PERIODIC)
+		return;
+	if (r->bad & 1)
+		t->wrong++;
+	/* The last covered period lies before the cancel returned ... */
+	if (r->exp && r->dl_lo + (r->exp - 1) * r->period > r->cancel_ns)
+		t->dbl++;
+	/* ... and the next one was not overdue by STUCK_NS when it began. */
+	if (r->dl_lo + r->exp * r->period + STUCK_NS < r->cancel_from)
+		t->lost++;
+}
+
+static int ok_line(int n, int pass, const char *what)
+{
+	printf("%sok %d %s\n", pass ? "" : "not ", n, what);
+	return !pass;
+}
+
+static void usage(const char *me)
+{
+	fprintf(stderr, "Usage: %s [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]\n",
+		me);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int secs = 30, ngroups = 2, per = 2, i;
+	uint64_t seed = (uint64_t)time(NULL) * 2654435761ULL | 1;
+	struct hwtimer_api api = { .api = HWTIMER_API };
+	uint64_t ops = 0, arms = 0, cancels = 0, modifies = 0, unexpected = 0;
+	uint64_t stuck = 0, unknown = 0, records = 0;
+	struct tally t = { 0 };
+	struct group *groups;
+	int opt, fails = 0, stats_ok = 1;
+
+	while ((opt = getopt(argc, argv, "t:g:w:s:")) != -1) {
+		switch (opt) {
+		case 't':
+			secs = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			ngroups = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			per = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0) | 1;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (!ngroups || !per)
+		usage(argv[0]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..4\n");
+	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx\n",
+	       secs, ngroups, per, (unsigned long long)seed);
+
+	nworkers = ngroups * per;
+	groups = calloc(ngroups, sizeof(*groups));
+	workers = calloc(nworkers, sizeof(*workers));
+	if (!groups || !workers)
+		return 1;
+	for (i = 0; i < ngroups; i++) {
+		struct group *g = &groups[i];
+
+		g->fd = open(DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (g->fd < 0 || ioctl(g->fd, HWTIMER_IOC_API, &api)) {
+			perror(DEV);
+			printf("Bail out! cannot open and handshake %s\n", DEV);
+			return 1;
+		}
+		tick_ns = api.tick_ns;
+		g->efd = -1;
+		if (i % 2) {
+			struct hwtimer_eventfd_req er = { 0 };
+
+			g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			er.fd = g->efd;
+			if (g->efd < 0 ||
+			    ioctl(g->fd, HWTIMER_IOC_SET_EVENTFD, &er)) {
+				perror("eventfd");
+				return 1;
+			}
+		}
+	}
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+
+		w->g = &groups[i / per];
+		w->idx = i;
+		w->rng = seed + i * 0x9e3779b97f4a7c15ULL;
+		w->recs = calloc(RECS_MAX, sizeof(*w->recs));
+		if (!w->recs)
+			return 1;
+	}
+	for (i = 0; i < ngroups; i++)
+		pthread_create(&groups[i].thr, NULL, reader, &groups[i]);
+	for (i = 0; i < nworkers; i++)
+		pthread_create(&workers[i].thr, NULL, work, &workers[i]);
+	sleep(secs);
+	atomic_store(&stop, 1);
+	for (i = 0; i < nworkers; i++)
+		pthread_join(workers[i].thr, NULL);
+	/* Fired one-shots' events are at most a moment away. */
+	for (i = 0; i < ngroups; i++) {
+		if (quiesce(&groups[i], 30000))
+			stats_ok = 0;
+		atomic_store(&groups[i].stop_reader, 1);
+		pthread_join(groups[i].thr, NULL);
+	}
+
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+		uint32_t j;
+
+		for (j = 0; j < w->nrecs; j++)
+			check_rec(&w->recs[j], &t);
+		ops += w->ops;
+		arms += w->arms;
+		cancels += w->cancels;
+		modifies += w->modifies;
+		unexpected += w->unexpected;
+		stuck += w->stuck;
+	}
+	for (i = 0; i < ngroups; i++) {
+		struct hwtimer_stats_req st;
+		uint64_t ga = 0, gc = 0, gf = 0;
+		uint32_t j, k;
+
+		unknown += groups[i].unknown;
+		records += groups[i].records;
+		for (j = i * per; j < (i + 1) * per; j++) {
+			ga += workers[j].arms;
+			gc += workers[j].cancels;
+			for (k = 0; k < workers[j].nrecs; k++)
+				gf += workers[j].recs[k].exp;
+		}
+		if (get_stats(groups[i].fd, &st) || st.ctx_armed != ga ||
+		    st.ctx_cancelled != gc || st.ctx_fired != gf ||
+		    st.ctx_read != groups[i].records) {
+			printf("# group %u: STATS armed %llu cancelled %llu fired %llu read %llu; ledger %llu %llu %llu %llu\n",
+			       i, (unsigned long long)st.ctx_armed,
+			       (unsigned long long)st.ctx_cancelled,
+			       (unsigned long long)st.ctx_fired,
+			       (unsigned long long)st.ctx_read,
+			       (unsigned long long)ga, (unsigned long long)gc,
+			       (unsigned long long)gf,
+			       (unsigned long long)groups[i].records);
+			stats_ok = 0;
+		}
+		close(groups[i].fd);
+		if (groups[i].efd >= 0)
+			close(groups[i].efd);
+	}
+
+	printf("# ops %llu arms %llu (one-shot %llu periodic %llu) modified %llu\n",
+	       (unsigned long long)ops, (unsigned long long)arms,
+	       (unsigned long long)t.oneshots,
+	       (unsigned long long)t.periodics,
+	       (unsigned long long)modifies);
+	printf("# fired %llu (records %llu) cancelled %llu\n",
+	       (unsigned long long)t.fired, (unsigned long long)records,
+	       (unsigned long long)cancels);
+	printf("# lost %llu double %llu after-cancel %llu early %llu wrong %llu stuck %llu unknown %llu unexpected %llu\n",
+	       (unsigned long long)t.lost, (unsigned long long)t.dbl,
+	       (unsigned long long)t.after, (unsigned long long)t.early,
+	       (unsigned long long)t.wrong, (unsigned long long)stuck,
+	       (unsigned long long)unknown, (unsigned long long)unexpected);
+	printf("STRESS-FIGURES user ops=%llu arms=%llu fired=%llu cancelled=%llu lost=%llu double=%llu after_cancel=%llu\n",
+	       (unsigned long long)ops, (unsigned long long)arms,
+	       (unsigned long long)t.fired, (unsigned long long)cancels,
+	       (unsigned long long)(t.lost + stuck),
+	       (unsigned long long)t.dbl, (unsigned long long)t.after);
+	fails += ok_line(1, arms > 0 && !unexpected,
+			 "stress: every ioctl answered as the ledger allows");
+	fails += ok_line(2, !t.lost && !stuck && !t.dbl && !t.after,
+			 "stress: lost 0, double 0, fired-after-cancel 0");
+	fails += ok_line(3, !t.early && !t.wrong && !unknown,
+			 "stress: no event early, misfiled or with a wrong deadline or overrun total");
+	fails += ok_line(4, stats_ok,
+			 "stress: contexts drained; STATS counters equal the ledger");
+	return fails ? 1 : 0;
+}
