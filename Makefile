@@ -7,6 +7,8 @@
 #   make tools           hwtimerctl and the selftests into $(TOOLS_O)
 #   make check           everything, in qemu VMs (see tools/vm/check.sh)
 #   make demo            boot Debian's kernel in a VM and run the demo
+#   make bench           benchmarks against timer_list, hrtimer, delayed_work
+#                        and timerfd in a VM (see tools/bench/bench.sh)
 #   make checkpatch      scripts/checkpatch.pl --strict over every .c/.h
 #   make kunit-uml       the KUnit suites under kunit.py --arch=um
 #   make clean
@@ -70,6 +72,9 @@ check:
 demo:
 	tools/vm/demo-vm.sh
 
+bench:
+	tools/bench/bench.sh
+
 checkpatch:
 	tools/vm/checkpatch.sh
 
@@ -88,5 +93,5 @@ clean:
 		test -f $$d/Makefile && $(MAKE) -s -C $$d clean || true; \
 	done
 
-.PHONY: all kdir-check modules samples install tools check demo checkpatch \
+.PHONY: all kdir-check modules samples install tools check demo bench checkpatch \
 	kunit-uml clean

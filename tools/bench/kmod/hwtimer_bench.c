@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_bench.c - in-kernel benchmark of hwtimer against the kernel's own
+ * timeouts: timer_list, hrtimer and delayed_work.
+ *
+ * Everything runs once, from module init, in the insmod task; results go
+ * to the kernel log as lines "BENCH,section,metric,peer,param,value,unit"
+ * that tools/bench/report.py turns into a CSV, a table and plots. The
+ * module then stays loaded doing nothing until rmmod.
+ *
+ * For each peer, in turn (its objects are freed before the next starts):
+ *
+ *  - arm+cancel: with 1k, 10k, 100k and 1M other timeouts pending (random
+ *    deadlines from 1 s to 1 h), the cost of arming and at once cancelling
+ *    each of @pairs further timeouts (random deadlines in the same range).
+ *    Each point is the fastest of @reps passes, which is the least disturbed
+ *    by the other work of the emulated machine.
+ *  - slab: growth of the slab counters from 0 to 100k pending, per timeout.
+ *    Every peer embeds its timeout in the caller's object, so this is about
+ *    0 for all; the object size is the real cost and is printed too.
+ *  - expiry: @expiry_n timeouts armed for one and the same deadline; the
+ *    time from the first callback to the last, per expiry.
+ *
+ * hwtimer runs on a private wheel ("bench") with the default tick and
+ * workers, so the module's default wheel stays idle for the idle test.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <linux/vmstat.h>
+#include <linux/workqueue.h>
+
+#include "hwtimer.h"
+
+static unsigned long max_pending = 1000000;
+module_param(max_pending, ulong, 0444);
+MODULE_PARM_DESC(max_pending, "Largest background population (default 1M)");
+
+static unsigned int pairs = 10000;
+module_param(pairs, uint, 0444);
+MODULE_PARM_DESC(pairs, "Arm+cancel pairs per measurement (default 10000)");
+
+static unsigned int reps = 3;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "Passes per measurement; the fastest is kept (default 3)");
+
+static unsigned int expiry_n = 100000;
+module_param(expiry_n, uint, 0444);
+MODULE_PARM_DESC(expiry_n, "Timeouts expiring in the same tick (default 100000)");
+
+/* Background populations measured, smallest first, capped by max_pending. */
+static const unsigned long bench_pending[] = { 1000, 10000, 100000, 1000000 };
+
+/* Shortest and longest random deadline of a background or pair timeout. */
+#define BENCH_MIN_NS	(1ULL * NSEC_PER_SEC)
+#define BENCH_MAX_NS	(3600ULL * NSEC_PER_SEC)
+/* Lead time of the common expiry deadline over the start of arming. */
+#define BENCH_EXPIRY_LEAD_NS	(4ULL * NSEC_PER_SEC)
+/* Longest wait for all expiry callbacks. */
+#define BENCH_EXPIRY_WAIT	(120 * HZ)
+/* Yield the CPU every this many untimed operations. */
+#define BENCH_RESCHED_MASK	1023
+
+/* Expiry bookkeeping shared by every counting callback. */
+static atomic_t fired;
+static unsigned int fire_target;
+static u64 first_ns, last_ns;
+static DECLARE_COMPLETION(fire_done);
+
+/* Private wheel the hwtimer peer runs on. */
+static struct hwtimer_wheel *bench_wheel;
+
+/* Count one expiry; note the first and the last. Any context. */
+static void note_fire(void)
+{
+	unsigned int n = atomic_inc_return(&fired);
+
+	if (n == 1)
+		WRITE_ONCE(first_ns, ktime_get_ns());
+	if (n == fire_target) {
+		WRITE_ONCE(last_ns, ktime_get_ns());
+		complete(&fire_done);
+	}
+}
+
+/**
+ * struct bench_peer - one timeout implementation under test
+ * @name: peer name in the results
+ * @size: bytes of one object
+ * @init: set up object @p; @count: its callback counts expiries
+ * @arm: arm @p to expire in @ns (@jif: the same in jiffies, from now)
+ * @arm_at: arm @p for absolute CLOCK_MONOTONIC time @ns (jiffies @jif)
+ * @cancel: cancel @p without waiting
+ * @cancel_sync: cancel @p and wait for its callback
+ */
+struct bench_peer {
+	const char *name;
+	size_t size;
+	void (*init)(void *p, bool count);
+	void (*arm)(void *p, u64 ns, unsigned long jif);
+	void (*arm_at)(void *p, u64 ns, unsigned long jif);
+	void (*cancel)(void *p);
+	void (*cancel_sync)(void *p);
+};
+
+/* timer_list: mod_timer() and timer_delete() */
+
+static void tl_count(struct timer_list *t)
+{
+	note_fire();
+}
+
+static void tl_idle(struct timer_list *t)
+{
+}
+
+static void tl_init(void *p, bool count)
+{
+	timer_setup(p, count ? tl_count : tl_idle, 0);
+}
+
+static void tl_arm(void *p, u64 ns, unsigned long jif)
+{
+	mod_timer(p, jiffies + jif);
+}
+
+static void tl_arm_at(void *p, u64 ns, unsigned long jif)
+{
+	mod_timer(p, jif);
+}
+
+static void tl_cancel(void *p)
+{
+	timer_delete(p);
+}
+
+static void tl_cancel_sync(void *p)
+{
+	timer_delete_sync(p);
+}
+
+/* hrtimer: hrtimer_start() and hrtimer_try_to_cancel() */
+
+static enum hrtimer_restart hr_count(struct hrtimer *t)
+{
+	note_fire();
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart hr_idle(struct hrtimer *t)
+{
+	return HRTIMER_NORESTART;
+}
+
+static void hr_init(void *p, bool count)
+{
+	struct hrtimer *t = p;
+
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	t->function = count ? hr_count : hr_idle;
+}
+
+static void hr_arm(void *p, u64 ns, unsigned long jif)
+{
+	hrtimer_start(p, ns_to_ktime(ns), HRTIMER_MODE_REL);
+}
+
+static void hr_arm_at(void *p, u64 ns, unsigned long jif)
+{
+	hrtimer_start(p, ns_to_ktime(ns), HRTIMER_MODE_ABS);
+}
+
+static void hr_cancel(void *p)
+{
+	hrtimer_try_to_cancel(p);
+}
+
+static void hr_cancel_sync(void *p)
+{
+	hrtimer_cancel(p);
+}
+
+/* delayed_work: mod_delayed_work() and cancel_delayed_work() */
+
+static void dw_count(struct work_struct *w)
+{
+	note_fire();
+}
+
+static void dw_idle(struct work_struct *w)
+{
+}
+
+static void dw_init(void *p, bool count)
+{
+	INIT_DELAYED_WORK((struct delayed_work *)p, count ? dw_count : dw_idle);
+}
+
+static void dw_arm(void *p, u64 ns, unsigned long jif)
+{
+	mod_delayed_work(system_wq, p, jif);
+}
+
+static void dw_arm_at(void *p, u64 ns, unsigned long jif)
+{
+	long d = (long)(jif - jiffies);
+
+	mod_delayed_work(system_wq, p, d > 0 ? d : 0);
+}
+
+static void dw_cancel(void *p)
+{
+	cancel_delayed_work(p);
+}
+
+static void dw_cancel_sync(void *p)
+{
+	cancel_delayed_work_sync(p);
+}
+
+/* hwtimer: hwtimer_arm() and hwtimer_cancel() on the private wheel */
+
+static void hw_count(struct hwtimer_timeout *t)
+{
+	note_fire();
+}
+
+static void hw_idle(struct hwtimer_timeout *t)
+{
+}
+
+static void hw_init(void *p, bool count)
+{
+	hwtimer_timeout_init((struct hwtimer_timeout *)p,
+			     count ? hw_count : hw_idle, 0);
+}
+
+static void hw_arm(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheel, p, ns, 0, 0);
+}
+
+static void hw_arm_at(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheel, p, ns, 0, HWTIMER_ABS);
+}
+
+static void hw_cancel(void *p)
+{
+	hwtimer_cancel(p);
+}
+
+static void hw_cancel_sync(void *p)
+{
+	hwtimer_cancel_sync(p);
+}
+
+static const struct bench_peer peers[] = {
+	{ "hwtimer", sizeof(struct hwtimer_timeout), hw_init, hw_arm,
+	  hw_arm_at, hw_cancel, hw_cancel_sync },
+	{ "timer_list", sizeof(struct timer_list), tl_init, tl_arm,
+	  tl_arm_at, tl_cancel, tl_cancel_sync },
+	{ "hrtimer", sizeof(struct hrtimer), hr_init, hr_arm,
+	  hr_arm_at, hr_cancel, hr_cancel_sync },
+	{ "delayed_work", sizeof(struct delayed_work), dw_init, dw_arm,
+	  dw_arm_at, dw_cancel, dw_cancel_sync },
+};
+
+/* One result line; @x10 is the value times ten (one decimal printed). */
+static void emit(const char *section, const char *metric, const char *peer,
+		 unsigned long param, u64 x10, const char *unit)
+{
+	pr_info("BENCH,%s,%s,%s,%lu,%llu.%llu,%s\n", section, metric, peer,
+		param, x10 / 10, x10 % 10, unit);
+}
+
+static void *obj(void *base, size_t size, unsigned long i)
+{
+	return (char *)base + i * size;
+}
+
+/* A random deadline from BENCH_MIN_NS to BENCH_MAX_NS, in ns. */
+static u64 rand_delay(void)
+{
+	u64 span = (BENCH_MAX_NS - BENCH_MIN_NS) >> 20;
+
+	return BENCH_MIN_NS + ((get_random_u32() % span) << 20);
+}
+
+/* Slab pages in use, reclaimable or not, as /proc/meminfo's Slab. */
+static unsigned long slab_pages(void)
+{
+	return global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
+	       global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
+}
+
+/* Deadlines of the pair timeouts, drawn once so draws are not timed. */
+static u64 *pair_ns;
+static unsigned long *pair_jif;
+
+/* Fastest of @reps passes of arm+cancel over @pobj, in ns per pair x10. */
+static u64 time_pairs(const struct bench_peer *pp, void *pobj)
+{
+	u64 best = U64_MAX, t0, dt;
+	unsigned int r, i;
+
+	for (r = 0; r < reps; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < pairs; i++) {
+			void *p = obj(pobj, pp->size, i);
+
+			pp->arm(p, pair_ns[i], pair_jif[i]);
+			pp->cancel(p);
+		}
+		dt = ktime_get_ns() - t0;
+		best = min(best, dt);
+		cond_resched();
+	}
+	return div64_u64(best * 10, pairs);
+}
+
+/* Arm+cancel against growing background populations, and slab growth. */
+static int bench_armcancel(const struct bench_peer *pp)
+{
+	unsigned long nbg = 0, i, k, slab0 = 0;
+	void *bg, *pobj;
+	int ret = -ENOMEM;
+
+	bg = vzalloc(array_size(max_pending, pp->size));
+	pobj = vzalloc(array_size(pairs, pp->size));
+	if (!bg || !pobj)
+		goto out_free;
+	for (i = 0; i < pairs; i++)
+		pp->init(obj(pobj, pp->size, i), false);
+
+	for (k = 0; k < ARRAY_SIZE(bench_pending); k++) {
+		unsigned long want = bench_pending[k];
+
+		if (want > max_pending)
+			break;
+		if (!nbg)
+			slab0 = slab_pages();
+		for (; nbg < want; nbg++) {
+			void *p = obj(bg, pp->size, nbg);
+			u64 d = rand_delay();
+
+			pp->init(p, false);
+			pp->arm(p, d, nsecs_to_jiffies(d));
+			if (!(nbg & BENCH_RESCHED_MASK))
+				cond_resched();
+		}
+		if (want == 100000) {
+			long d = (long)(slab_pages() - slab0) * PAGE_SIZE;
+
+			emit("memory", "slab_per_timeout", pp->name, want,
+			     d > 0 ? div64_u64((u64)d * 10, want) : 0, "bytes");
+		}
+		emit("armcancel", "ns_per_pair", pp->name, want,
+		     time_pairs(pp, pobj), "ns");
+	}
+	ret = 0;
+
+	for (i = 0; i < nbg; i++) {
+		pp->cancel_sync(obj(bg, pp->size, i));
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	for (i = 0; i < pairs; i++)
+		pp->cancel_sync(obj(pobj, pp->size, i));
+out_free:
+	vfree(pobj);
+	vfree(bg);
+	return ret;
+}
+
+/* @expiry_n timeouts for one deadline: first to last callback, per expiry. */
+static int bench_expiry(const struct bench_peer *pp)
+{
+	u64 t0, target, arm_ns, first, last;
+	unsigned long i, jif;
+	void *o;
+	int ret = 0;
+
+	o = vzalloc(array_size(expiry_n, pp->size));
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < expiry_n; i++)
+		pp->init(obj(o, pp->size, i), true);
+	atomic_set(&fired, 0);
+	fire_target = expiry_n;
+	reinit_completion(&fire_done);
+
+	t0 = ktime_get_ns();
+	target = t0 + BENCH_EXPIRY_LEAD_NS;
+	jif = jiffies + nsecs_to_jiffies(BENCH_EXPIRY_LEAD_NS);
+	for (i = 0; i < expiry_n; i++) {
+		pp->arm_at(obj(o, pp->size, i), target, jif);
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	arm_ns = ktime_get_ns() - t0;
+	if (arm_ns >= BENCH_EXPIRY_LEAD_NS)
+		pr_warn("%s: arming took %llu ns, past the deadline\n",
+			pp->name, arm_ns);
+
+	if (!wait_for_completion_timeout(&fire_done, BENCH_EXPIRY_WAIT)) {
+		pr_warn("%s: only %d of %u expiries\n", pp->name,
+			atomic_read(&fired), expiry_n);
+		ret = -ETIMEDOUT;
+	} else {
+		first = READ_ONCE(first_ns);
+		last = READ_ONCE(last_ns);
+		emit("expiry", "ns_per_expiry", pp->name, expiry_n,
+		     div64_u64((last - first) * 10, expiry_n), "ns");
+		emit("expiry", "first_late", pp->name, expiry_n,
+		     first > target ? (first - target) * 10 : 0, "ns");
+		emit("expiry", "last_late", pp->name, expiry_n,
+		     last > target ? (last - target) * 10 : 0, "ns");
+	}
+	for (i = 0; i < expiry_n; i++) {
+		pp->cancel_sync(obj(o, pp->size, i));
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+	vfree(o);
+	return ret;
+}
+
+static void bench_peer_run(const struct bench_peer *pp)
+{
+	int ret;
+
+	emit("memory", "sizeof", pp->name, 0, pp->size * 10, "bytes");
+	ret = bench_armcancel(pp);
+	if (ret)
+		pr_err("%s: arm+cancel failed: %d\n", pp->name, ret);
+	ret = bench_expiry(pp);
+	if (ret)
+		pr_err("%s: expiry failed: %d\n", pp->name, ret);
+}
+
+/*
+ * Expiry again on a wheel with a single worker: when it is cheaper per
+ * expiry than the default pool, the workers contend on the wheel's lock.
+ */
+static void bench_expiry_one_worker(void)
+{
+	struct hwtimer_wheel_params wp = { .name = "bench-1w", .workers = 1 };
+	struct bench_peer one = peers[0];
+
+	one.name = "hwtimer-1worker";
+	bench_wheel = hwtimer_wheel_create(&wp);
+	if (IS_ERR(bench_wheel)) {
+		pr_err("%s: %ld\n", one.name, PTR_ERR(bench_wheel));
+		return;
+	}
+	if (bench_expiry(&one))
+		pr_err("%s: expiry failed\n", one.name);
+	hwtimer_wheel_destroy(bench_wheel);
+}
+
+static int __init hwtimer_bench_init(void)
+{
+	struct hwtimer_wheel_params wp = { .name = "bench" };
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!pairs || !reps || !expiry_n)
+		return -EINVAL;
+	pair_ns = kvmalloc_array(pairs, sizeof(*pair_ns), GFP_KERNEL);
+	pair_jif = kvmalloc_array(pairs, sizeof(*pair_jif), GFP_KERNEL);
+	if (!pair_ns || !pair_jif)
+		goto err_free;
+	for (i = 0; i < pairs; i++) {
+		pair_ns[i] = rand_delay();
+		pair_jif[i] = nsecs_to_jiffies(pair_ns[i]);
+	}
+	bench_wheel = hwtimer_wheel_create(&wp);
+	if (IS_ERR(bench_wheel)) {
+		ret = PTR_ERR(bench_wheel);
+		goto err_free;
+	}
+
+	pr_info("start: pairs %u reps %u max_pending %lu expiry_n %u HZ %d\n",
+		pairs, reps, max_pending, expiry_n, HZ);
+	for (i = 0; i < ARRAY_SIZE(peers); i++)
+		bench_peer_run(&peers[i]);
+	hwtimer_wheel_destroy(bench_wheel);
+	bench_expiry_one_worker();
+	pr_info("done\n");
+
+	kvfree(pair_jif);
+	kvfree(pair_ns);
+	return 0;
+
+err_free:
+	kvfree(pair_jif);
+	kvfree(pair_ns);
+	return ret;
+}
+
+static void __exit hwtimer_bench_exit(void)
+{
+}
+
+module_init(hwtimer_bench_init);
+module_exit(hwtimer_bench_exit);
+
+MODULE_DESCRIPTION("hwtimer benchmark against timer_list, hrtimer and delayed_work");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_ubench - userspace benchmark of /dev/hwtimer against timerfd.
+ *
+ * Run as root inside the test VM with hwtimer.ko loaded. Prints result lines
+ * "BENCH,section,metric,peer,param,value,unit" (the in-kernel benchmark's
+ * format) and "CDF,peer,percentile,lateness_us" lines for the lateness plot;
+ * tools/bench/report.py reads both.
+ *
+ *  cost    per timeout armed and then cancelled, N timeouts at a time: all
+ *          N are armed (random deadlines 1 s - 1 h), then all cancelled.
+ *          hwtimer with one ioctl per op and with BATCH of 64 and 1024;
+ *          timerfd_settime() arm and disarm on pre-created timerfds; and
+ *          timerfd_create() + timerfd_settime() + close() per timeout.
+ *          Fastest of -r passes.
+ *  memory  /proc/meminfo Slab (and MemFree) growth per pending timeout:
+ *          hwtimer at -m pending, timerfd at as many as RLIMIT_NOFILE
+ *          allows (raised to -m + 64 as root), both armed 1 h away.
+ *  lateness -l timeouts with deadlines spread at random over 100 ms, armed
+ *          ahead of time; lateness is the time the process sees the expiry
+ *          (read() of the hwtimer record, epoll + read() of the timerfd)
+ *          minus the deadline. p50, p99, max, and early (seen before the
+ *          deadline: must be 0).
+ *  idle    the default wheel's hrtimer fires per second from debugfs, with
+ *          nothing pending and with one timeout an hour away.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_MS	1000000ULL
+/* Random far deadlines of the cost and memory runs: 1 s to 1 h. */
+#define FAR_MIN_NS	(1ULL * NSEC_PER_SEC)
+#define FAR_MAX_NS	(3600ULL * NSEC_PER_SEC)
+/* Lateness run: deadlines spread over this window ... */
+#define LAT_SPREAD_NS	(100ULL * NSEC_PER_MS)
+/* ... starting this long after arming began, so all are armed in time. */
+#define LAT_LEAD_NS	(1500ULL * NSEC_PER_MS)
+/* Wait after a step before reading /proc/meminfo: vmstat folds per-cpu
+ * counters into the global ones every second.
+ */
+#define MEMINFO_SETTLE_US	2500000
+#define MEMINFO		"/proc/meminfo"
+#define DEBUGFS_STATS	"/sys/kernel/debug/hwtimer/default/stats"
+
+static unsigned int n_cost = 100000, n_mem = 100000, n_lat = 10000;
+static unsigned int reps = 2, idle_s = 5;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "hwtimer_ubench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, ": %s\n", strerror(errno));
+	va_end(ap);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static uint64_t rnd64(void)
+{
+	return ((uint64_t)random() << 31) ^ (uint64_t)random();
+}
+
+static uint64_t far_delay(void)
+{
+	return FAR_MIN_NS + rnd64() % (FAR_MAX_NS - FAR_MIN_NS);
+}
+
+static struct timespec to_ts(uint64_t ns)
+{
+	struct timespec ts = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
+
+	return ts;
+}
+
+static void emit(const char *section, const char *metric, const char *peer,
+		 unsigned long param, double v, const char *unit)
+{
+	printf("BENCH,%s,%s,%s,%lu,%.1f,%s\n", section, metric, peer, param,
+	       v, unit);
+	fflush(stdout);
+}
+
+/* /dev/hwtimer */
+
+static int hw_open(void)
+{
+	struct hwtimer_api api = { .api = HWTIMER_API };
+	int fd = open("/dev/hwtimer", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open /dev/hwtimer");
+	if (ioctl(fd, HWTIMER_IOC_API, &api))
+		die("HWTIMER_IOC_API");
+	return fd;
+}
+
+static uint64_t hw_arm1(int fd, uint64_t deadline, uint32_t flags)
+{
+	struct hwtimer_arm_req r = {
+		.deadline_ns = deadline, .clock = CLOCK_MONOTONIC,
+		.flags = flags,
+	};
+
+	if (ioctl(fd, HWTIMER_IOC_ARM, &r))
+		die("HWTIMER_IOC_ARM");
+	return r.id;
+}
+
+static void hw_cancel1(int fd, uint64_t id)
+{
+	struct hwtimer_cancel_req r = { .id = id };
+
+	if (ioctl(fd, HWTIMER_IOC_CANCEL, &r))
+		die("HWTIMER_IOC_CANCEL");
+}
+
+/* Run @n prepared ops in calls of @per; every op must succeed. */
+static void hw_batch(int fd, struct hwtimer_batch_op *ops, unsigned int n,
+		     unsigned int per)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i += per) {
+		struct hwtimer_batch b = {
+			.ops = (uintptr_t)(ops + i),
+			.count = n - i < per ? n - i : per,
+		};
+
+		if (ioctl(fd, HWTIMER_IOC_BATCH, &b))
+			die("HWTIMER_IOC_BATCH");
+		if (b.failed) {
+			for (k = 0; k < b.count && !ops[i + k].status; k++)
+				;
+			errno = -ops[i + k].status;
+			die("batch op %u", i + k);
+		}
+	}
+}
+
+static void fill_arms(struct hwtimer_batch_op *ops, unsigned int n,
+		      const uint64_t *delay, uint64_t base, uint32_t flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].flags = flags;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].deadline_ns = base + delay[i];
+		ops[i].cookie = i;
+	}
+}
+
+/* Turn armed ops (ids filled in) into cancels of the same timeouts. */
+static void to_cancels(struct hwtimer_batch_op *ops, unsigned int n)
+{
+	unsigned int i;
+	uint64_t id;
+
+	for (i = 0; i < n; i++) {
+		id = ops[i].id;
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_CANCEL;
+		ops[i].id = id;
+	}
+}
+
+/* ns per timeout armed and cancelled; @per 0 means one ioctl per op. */
+static double hw_cost(const uint64_t *delay, unsigned int n, unsigned int per)
+{
+	struct hwtimer_batch_op *ops = calloc(n, sizeof(*ops));
+	uint64_t *ids = calloc(n, sizeof(*ids));
+	uint64_t t0, dt;
+	unsigned int i;
+	int fd = hw_open();
+
+	if (!ops || !ids)
+		die("calloc");
+	t0 = now_ns();
+	if (!per) {
+		for (i = 0; i < n; i++)
+			ids[i] = hw_arm1(fd, delay[i], 0);
+		for (i = 0; i < n; i++)
+			hw_cancel1(fd, ids[i]);
+		dt = now_ns() - t0;
+	} else {
+		fill_arms(ops, n, delay, 0, 0);
+		t0 = now_ns();
+		hw_batch(fd, ops, n, per);
+		to_cancels(ops, n);
+		hw_batch(fd, ops, n, per);
+		dt = now_ns() - t0;
+	}
+	close(fd);
+	free(ids);
+	free(ops);
+	return (double)dt / n;
+}
+
+/* timerfd */
+
+static void tfd_set(int fd, uint64_t value, int flags)
+{
+	struct itimerspec its = { .it_value = to_ts(value) };
+
+	if (timerfd_settime(fd, flags, &its, NULL))
+		die("timerfd_settime");
+}
+
+static int tfd_new(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		die("timerfd_create");
+	return fd;
+}
+
+/* Arm all @n pre-created @fds, then disarm all: ns per timeout. */
+static double tfd_cost(const int *fds, const uint64_t *delay, unsigned int n)
+{
+	uint64_t t0 = now_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		tfd_set(fds[i], delay[i], 0);
+	for (i = 0; i < n; i++)
+		tfd_set(fds[i], 0, 0);
+	return (double)(now_ns() - t0) / n;
+}
+
+/* create + arm + close per timeout: ns per timeout. */
+static double tfd_create_cost(const uint64_t *delay, unsigned int n)
+{
+	uint64_t t0 = now_ns();
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < n; i++) {
+		fd = tfd_new();
+		tfd_set(fd, delay[i], 0);
+		close(fd);
+	}
+	return (double)(now_ns() - t0) / n;
+}
+
+/* Raise RLIMIT_NOFILE to @want; return how many fds we may then hold. */
+static unsigned int raise_nofile(unsigned int want)
+{
+	struct rlimit rl = { want, want };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		getrlimit(RLIMIT_NOFILE, &rl);
+	return rl.rlim_cur > 64 ? rl.rlim_cur - 64 : 0;
+}
+
+/* Up to @n timerfds, fewer if the fd limit says so; count in *@got. */
+static int *tfd_pool(unsigned int n, unsigned int *got)
+{
+	int *fds = calloc(n, sizeof(*fds));
+	unsigned int i;
+
+	if (!fds)
+		die("calloc");
+	for (i = 0; i < n; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+		if (fds[i] < 0)
+			break;
+	}
+	*got = i;
+	return fds;
+}
+
+static void tfd_pool_close(int *fds, unsigned int n)
+{
+	while (n--)
+		close(fds[n]);
+	free(fds);
+}
+
+static void bench_cost(void)
+{
+	uint64_t *delay = calloc(n_cost, sizeof(*delay));
+	double best[5] = { 1e30, 1e30, 1e30, 1e30, 1e30 }, v;
+	static const char * const name[5] = {
+		"hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
+		"timerfd-settime", "timerfd-create",
+	};
+	unsigned int i, r, nfd;
+	int *fds;
+
+	if (!delay)
+		die("calloc");
+	for (i = 0; i < n_cost; i++)
+		delay[i] = far_delay();
+	fds = tfd_pool(n_cost, &nfd);
+	if (nfd < n_cost)
+		fprintf(stderr, "# only %u timerfds for the cost run\n", nfd);
+	for (r = 0; r < reps; r++) {
+		v = hw_cost(delay, n_cost, 0);
+		best[0] = v < best[0] ? v : best[0];
+		v = hw_cost(delay, n_cost, 64);
+		best[1] = v < best[1] ? v : best[1];
+		v = hw_cost(delay, n_cost, 1024);
+		best[2] = v < best[2] ? v : best[2];
+		v = tfd_cost(fds, delay, nfd);
+		best[3] = v < best[3] ? v : best[3];
+		v = tfd_create_cost(delay, n_cost);
+		best[4] = v < best[4] ? v : best[4];
+	}
+	tfd_pool_close(fds, nfd);
+	for (i = 0; i < 5; i++)
+		emit("ucost", "ns_per_timeout", name[i],
+		     i == 3 ? nfd : n_cost, best[i], "ns");
+	free(delay);
+}
+
+/* A /proc/meminfo field in bytes. */
+static long long meminfo_get(const char *key)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(MEMINFO, "r");
+
+	if (!f)
+		die(MEMINFO);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			v = strtoll(line + kl + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+struct memsnap {
+	long long slab, freemem;
+};
+
+static struct memsnap snap(void)
+{
+	struct memsnap s;
+
+	usleep(MEMINFO_SETTLE_US);
+	s.slab = meminfo_get("Slab");
+	s.freemem = meminfo_get("MemFree");
+	return s;
+}
+
+static void emit_mem(const char *peer, unsigned int n, struct memsnap a,
+		     struct memsnap b)
+{
+	emit("umemory", "slab_per_timeout", peer, n,
+	     (double)(b.slab - a.slab) / n, "bytes");
+	emit("umemory", "memfree_per_timeout", peer, n,
+	     (double)(a.freemem - b.freemem) / n, "bytes");
+}
+
+static void bench_memory(void)
+{
+	struct hwtimer_batch_op *ops = calloc(n_mem, sizeof(*ops));
+	uint64_t *delay = calloc(n_mem, sizeof(*delay));
+	struct memsnap a, b;
+	unsigned int i, nfd, cap;
+	int fd, *fds;
+
+	if (!ops || !delay)
+		die("calloc");
+	for (i = 0; i < n_mem; i++)
+		delay[i] = far_delay();
+
+	fd = hw_open();
+	fill_arms(ops, n_mem, delay, 0, 0);
+	a = snap();
+	hw_batch(fd, ops, n_mem, 1024);
+	b = snap();
+	emit_mem("hwtimer", n_mem, a, b);
+	close(fd);
+
+	cap = raise_nofile(n_mem + 64);
+	a = snap();
+	fds = tfd_pool(n_mem < cap ? n_mem : cap, &nfd);
+	for (i = 0; i < nfd; i++)
+		tfd_set(fds[i], delay[i], 0);
+	b = snap();
+	if (nfd)
+		emit_mem("timerfd", nfd, a, b);
+	tfd_pool_close(fds, nfd);
+	free(delay);
+	free(ops);
+}
+
+static int cmp_s64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @late (ns, negative = early) and print its summary and CDF. */
+static void lat_report(const char *peer, int64_t *late, unsigned int n)
+{
+	unsigned int i, early = 0, p;
+
+	qsort(late, n, sizeof(*late), cmp_s64);
+	for (i = 0; i < n; i++)
+		early += late[i] < 0;
+	emit("lateness", "p50", peer, n, late[n / 2] / 1e3, "us");
+	emit("lateness", "p99", peer, n, late[(uint64_t)n * 99 / 100] / 1e3,
+	     "us");
+	emit("lateness", "max", peer, n, late[n - 1] / 1e3, "us");
+	emit("lateness", "early", peer, n, early, "count");
+	for (p = 0; p <= 1000; p += 5) {
+		i = (uint64_t)(n - 1) * p / 1000;
+		printf("CDF,%s,%.1f,%.1f\n", peer, p / 10.0, late[i] / 1e3);
+	}
+	fflush(stdout);
+}
+
+static void lat_hwtimer(const uint64_t *delay)
+{
+	struct hwtimer_batch_op *ops = calloc(n_lat, sizeof(*ops));
+	int64_t *late = calloc(n_lat, sizeof(*late));
+	struct hwtimer_event ev[256];
+	unsigned int got = 0, i, kearly = 0;
+	uint64_t base, seen;
+	ssize_t r;
+	int fd = hw_open();
+
+	if (!ops || !late)
+		die("calloc");
+	base = now_ns() + LAT_LEAD_NS;
+	fill_arms(ops, n_lat, delay, base, HWTIMER_ARM_ABS);
+	hw_batch(fd, ops, n_lat, 1024);
+	if (now_ns() > base)
+		fprintf(stderr, "# hwtimer: arming ran past the first deadline\n");
+	while (got < n_lat) {
+		r = read(fd, ev, sizeof(ev));
+		if (r < 0)
+			die("read /dev/hwtimer");
+		seen = now_ns();
+		for (i = 0; i < r / sizeof(ev[0]) && got < n_lat; i++) {
+			late[got++] = (int64_t)(seen - ev[i].deadline_ns);
+			kearly += ev[i].fire_ns < ev[i].deadline_ns;
+		}
+	}
+	close(fd);
+	emit("lateness", "kernel_early", "hwtimer", n_lat, kearly, "count");
+	lat_report("hwtimer", late, n_lat);
+	free(late);
+	free(ops);
+}
+
+static void lat_timerfd(const uint64_t *delay)
+{
+	int64_t *late = calloc(n_lat, sizeof(*late));
+	struct epoll_event ev[256];
+	unsigned int got = 0, nfd, i;
+	uint64_t base, seen, exp;
+	int ep, n, *fds;
+
+	if (!late)
+		die("calloc");
+	raise_nofile(n_lat + 64);
+	fds = tfd_pool(n_lat, &nfd);
+	if (nfd < n_lat) {
+		errno = EMFILE;
+		die("only %u timerfds for the lateness run", nfd);
+	}
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die("epoll_create1");
+	for (i = 0; i < n_lat; i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.u32 = i };
+
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e))
+			die("epoll_ctl");
+	}
+	base = now_ns() + LAT_LEAD_NS;
+	for (i = 0; i < n_lat; i++)
+		tfd_set(fds[i], base + delay[i], TFD_TIMER_ABSTIME);
+	if (now_ns() > base)
+		fprintf(stderr, "# timerfd: arming ran past the first deadline\n");
+	while (got < n_lat) {
+		n = epoll_wait(ep, ev, 256, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("epoll_wait");
+		seen = now_ns();
+		for (i = 0; i < (unsigned int)n; i++) {
+			unsigned int k = ev[i].data.u32;
+
+			if (read(fds[k], &exp, sizeof(exp)) != sizeof(exp))
+				continue;
+			late[got++] = (int64_t)(seen - (base + delay[k]));
+		}
+	}
+	close(ep);
+	tfd_pool_close(fds, nfd);
+	lat_report("timerfd", late, n_lat);
+	free(late);
+}
+
+static void bench_lateness(void)
+{
+	uint64_t *delay = calloc(n_lat, sizeof(*delay));
+	unsigned int i;
+
+	if (!delay)
+		die("calloc");
+	for (i = 0; i < n_lat; i++)
+		delay[i] = rnd64() % LAT_SPREAD_NS;
+	lat_hwtimer(delay);
+	lat_timerfd(delay);
+	free(delay);
+}
+
+/* A "key value" line of the default wheel's debugfs stats. */
+static long long wheel_stat(const char *key)
+{
+	char line[1024];
+	size_t kl = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(DEBUGFS_STATS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			v = strtoll(line + kl + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void idle_rate(const char *what)
+{
+	long long a, b;
+	uint64_t t0, t1;
+
+	a = wheel_stat("hrtimer_fires");
+	t0 = now_ns();
+	sleep(idle_s);
+	b = wheel_stat("hrtimer_fires");
+	t1 = now_ns();
+	if (a < 0 || b < 0) {
+		fprintf(stderr, "# no %s: idle test skipped\n", DEBUGFS_STATS);
+		return;
+	}
+	emit("idle", "hrtimer_fires_per_s", what,
+	     (unsigned long)wheel_stat("pending"),
+	     (double)(b - a) * NSEC_PER_SEC / (t1 - t0), "1/s");
+}
+
+static void bench_idle(void)
+{
+	int fd;
+
+	idle_rate("nothing-pending");
+	fd = hw_open();
+	hw_arm1(fd, 3600ULL * NSEC_PER_SEC, 0);
+	idle_rate("one-1h-away");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = "cost,memory,lateness,idle";
+	int c;
+
+	while ((c = getopt(argc, argv, "n:m:l:r:i:o:")) != -1) {
+		switch (c) {
+		case 'n':
+			n_cost = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			n_mem = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			n_lat = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			reps = strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			idle_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			only = optarg;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-n cost_n] [-m mem_n] [-l lat_n] [-r reps] [-i idle_s] [-o cost,memory,lateness,idle]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!n_cost || !n_mem || !n_lat || !reps)
+		return 2;
+	srandom(1);
+	raise_nofile((n_cost > n_mem ? n_cost : n_mem) + 64);
+	if (strstr(only, "idle"))
+		bench_idle();
+	if (strstr(only, "cost"))
+		bench_cost();
+	if (strstr(only, "memory"))
+		bench_memory();
+	if (strstr(only, "lateness"))
+		bench_lateness();
+	return 0;
+}
