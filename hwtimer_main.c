@@ -787,6 +787,7 @@ static int worker_fn(void *arg)
 		}
 		t->fn(t);
 		finish(wk);
+		cond_resched();	/* a long ready list must not hog the CPU */
 	}
 	return 0;
 }
