@@ -11,6 +11,9 @@
 #                        and timerfd in a VM (see tools/bench/bench.sh)
 #   make checkpatch      scripts/checkpatch.pl --strict over every .c/.h
 #   make kunit-uml       the KUnit suites under kunit.py --arch=um
+#   make soak            the reliability tests for minutes (SOAK_SECS each)
+#   make fuzz            long libFuzzer run of the wheel core (FUZZ_SECS)
+#   make check-kcsan     the reliability tests on a KCSAN debug kernel
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -80,6 +83,22 @@ checkpatch:
 
 kunit-uml:
 	tools/vm/kunit-uml.sh
+
+# Reliability (tools/stress, README "Reliability"): a long soak of the
+# stress, churn, fault-injection and unload tests in the debug kernel; a
+# long fuzz run whose new inputs are merged into the repo corpus; and the
+# same tests on a KCSAN build of the debug kernel (a second cached build).
+SOAK_SECS ?= 300
+FUZZ_SECS ?= 3600
+soak:
+	tools/stress/vm.sh --kernel debug --soak $(SOAK_SECS)
+
+fuzz:
+	tools/stress/fuzz-deps.sh
+	$(MAKE) -C tools/testing/wheel/fuzz long SECS=$(FUZZ_SECS)
+
+check-kcsan:
+	tools/stress/vm.sh --kernel kcsan
 
 # Works without KDIR: removes what Kbuild and the harness leave behind.
 clean:

@@ -132,6 +132,8 @@ main() {
 	fi
 	build_tools
 	run_wheel_model
+	# Reliability: stress tools and module, short wheel fuzz (tools/stress).
+	. "$TOP/tools/stress/check-hook.sh"
 
 	[ "$kdbg" = 1 ] && run_vm debug "$dbg/arch/x86/boot/bzImage" \
 		"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"

@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# Sourced by tools/vm/check.sh after its own build steps, in its scope
+# (CHECK, TOP, RESULTS, kdbg/dbg, kstock/stock, say, fail_step). Adds:
+#  - the reliability programs (static) to build/check/bin, which the
+#    initramfs carries, for the tools/vm/guest.d/4x-*.sh fragments;
+#  - hwtimer_kstress.ko next to each kernel's hwtimer.ko;
+#  - a short libFuzzer run of the wheel core against its model
+#    (tools/testing/wheel/fuzz; FUZZ_SECS, default 60).
+# Never fails the sourcing script: a failing step is counted as a failure.
+
+stress_check_hook() {
+	local log=$CHECK/build-stress.log out=$CHECK/wheel-fuzz rc=0
+	: >"$log"
+	say "building tools/stress (static) and hwtimer_kstress.ko"
+	make -C "$TOP/tools/stress" O="$CHECK/bin" STATIC=1 >>"$log" 2>&1 ||
+		fail_step build-stress "tools/stress programs" "$log"
+	if [ "${kdbg:-0}" = 1 ]; then
+		make -C "$TOP/tools/stress" module KDIR="$dbg" \
+			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
+			MO="$TOP/build/mod-debug/tools/stress/kmod" >>"$log" 2>&1 ||
+			fail_step build-stress "hwtimer_kstress.ko (debug)" "$log"
+	fi
+	if [ "${kstock:-0}" = 1 ]; then
+		make -C "$TOP/tools/stress" module \
+			KDIR="/lib/modules/$stock/build" \
+			SYMVERS="$TOP/build/mod-stock/Module.symvers" \
+			MO="$TOP/build/mod-stock/tools/stress/kmod" >>"$log" 2>&1 ||
+			fail_step build-stress "hwtimer_kstress.ko (stock)" "$log"
+	fi
+	if grep -v 'jobserver' "$log" | grep -qi 'warning:'; then
+		grep -i 'warning:' "$log" | sed 's/^/    /'
+		fail_step build-stress "compiler warnings in tools/stress" "$log"
+	fi
+
+	mkdir -p "$out"
+	say "fuzzing the wheel core against its model for ${FUZZ_SECS:-60}s"
+	"$TOP/tools/stress/fuzz-deps.sh" >"$out/run.log" 2>&1 &&
+		make -s -C "$TOP/tools/testing/wheel/fuzz" run O="$out" \
+			SECS="${FUZZ_SECS:-60}" >>"$out/run.log" 2>&1 || rc=$?
+	# libFuzzer prints no TAP: one line from its exit status.
+	if [ "$rc" = 0 ]; then
+		echo "ok 1 wheel_fuzz: $(grep -o 'Done [0-9]* runs' \
+			"$out/run.log" | tail -1), no mismatch" >>"$out/run.log"
+	else
+		echo "not ok 1 wheel_fuzz (rc $rc)" >>"$out/run.log"
+	fi
+	tail -1 "$out/run.log" | sed 's/^/    /'
+	python3 "$RESULTS" tap wheel-fuzz "$out/run.log" "$rc" | tail -1 |
+		sed 's/^/    /' || true
+}
+
+stress_check_hook || true
