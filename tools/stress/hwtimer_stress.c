@@ -172,11 +172,15 @@ static uint64_t below(struct worker *w, uint64_t n)
 	return n ? rnd(w) % n : 0;
 }
 
+/*
+ * The record a cookie names. Not bounded by nrecs: an event can be read
+ * before the arming thread has counted the record it filled in.
+ */
 static struct rec *cookie_rec(uint64_t cookie)
 {
 	uint32_t wi = cookie >> 32, ri = (uint32_t)cookie;
 
-	if (wi >= nworkers || ri >= workers[wi].nrecs)
+	if (wi >= nworkers || ri >= RECS_MAX || !workers[wi].recs[ri].kind)
 		return NULL;
 	return &workers[wi].recs[ri];
 }

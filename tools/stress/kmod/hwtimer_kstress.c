@@ -58,6 +58,8 @@ MODULE_PARM_DESC(hold, "hold mode: timeouts armed and kept");
  * @period: period of the current life, 0 for a one-shot
  * @deadline: one-shot: deadline of the last arm or modify (absolute)
  * @mod_deadline: periodic: deadline of the last modify
+ * @prev_mod: periodic: deadline of the modify before (a callback collected
+ *	for it may start while the next modify is under way)
  * @next_expect: periodic: deadline the next callback must have
  * @fired_deadline: one-shot: deadline seen by the last callback
  * @armed_at: wheel time of the arm that began this life
@@ -73,6 +75,7 @@ struct kitem {
 	u64 period;
 	u64 deadline;
 	u64 mod_deadline;
+	u64 prev_mod;
 	u64 next_expect;
 	u64 fired_deadline;
 	u64 armed_at;
@@ -136,7 +139,8 @@ static void kst_fn(struct hwtimer_timeout *t)
 	if (it->period) {
 		u64 want = READ_ONCE(it->next_expect);
 
-		if (want && d != want && d != READ_ONCE(it->mod_deadline)) {
+		if (want && d != want && d != READ_ONCE(it->mod_deadline) &&
+		    d != READ_ONCE(it->prev_mod)) {
 			atomic64_inc(&n_wrong);
 			pr_err("hwtimer_kstress: periodic deadline %llu, expected %llu\n",
 			       d, want);
@@ -222,6 +226,7 @@ static void start_life(struct kthr *k, struct kitem *it)
 		now + rel;
 	it->next_expect = it->deadline;
 	it->mod_deadline = 0;
+	it->prev_mod = 0;
 	it->armed_at = now;
 	ret = hwtimer_arm(it->w, &it->t, it->deadline, it->period, HWTIMER_ABS);
 	atomic64_inc(&n_ops);
@@ -243,10 +248,12 @@ static void modify(struct kthr *k, struct kitem *it)
 	/* A one-shot whose deadline is ahead cannot have fired yet. */
 	if (!it->period && now + MS > it->deadline)
 		return;
-	if (it->period)
+	if (it->period) {
+		WRITE_ONCE(it->prev_mod, it->mod_deadline);
 		WRITE_ONCE(it->mod_deadline, nd);
-	else
+	} else {
 		it->deadline = nd;
+	}
 	ret = hwtimer_modify(&it->t, nd, HWTIMER_ABS);
 	atomic64_inc(&n_ops);
 	if (ret) {
