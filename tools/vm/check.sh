@@ -120,7 +120,11 @@ main() {
 
 	local dbg="" stock kdbg=0 kstock=0
 	say "debug kernel: $(debug_kernel_dir) (built once, then cached)"
-	if dbg=$("$VM_DIR/build-kernel.sh" 2>"$CHECK/build-kernel.log"); then
+	# The lock keeps concurrent runs (other work trees, make demo) from
+	# building into, or deleting, the same cache directory at once.
+	mkdir -p "$HWTIMER_CACHE"
+	if dbg=$(flock "$HWTIMER_CACHE/.build-kernel.lock" \
+		"$VM_DIR/build-kernel.sh" 2>"$CHECK/build-kernel.log"); then
 		build_mods debug "$dbg" && kdbg=1
 	else
 		fail_step build-kernel "debug kernel build" "$CHECK/build-kernel.log"
