@@ -136,6 +136,15 @@ main() {
 	fi
 	build_tools
 	run_wheel_model
+	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
+	# scope (CHECK, TOP, RESULTS, dbg, kdbg, stock, kstock, say,
+	# fail_step) to add build steps and host tests before the VMs boot.
+	local hook
+	for hook in "$TOP"/tools/*/check-hook.sh; do
+		[ -f "$hook" ] || continue
+		# shellcheck disable=SC1090
+		. "$hook"
+	done
 	# Reliability: stress tools and module, short wheel fuzz (tools/stress).
 	. "$TOP/tools/stress/check-hook.sh"
 
