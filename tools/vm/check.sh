@@ -119,7 +119,7 @@ main() {
 	"$VM_DIR/deps.sh"
 
 	local dbg="" stock kdbg=0 kstock=0
-	say "debug kernel: $(debug_kernel_dir) (built once, then cached)"
+	say "debug kernel: $(debug_kernel_dir "$VM_DIR/debug.config") (cached)"
 	# The lock keeps concurrent runs (other work trees, make demo) from
 	# building into, or deleting, the same cache directory at once.
 	mkdir -p "$HWTIMER_CACHE"
@@ -145,8 +145,6 @@ main() {
 		# shellcheck disable=SC1090
 		. "$hook"
 	done
-	# Reliability: stress tools and module, short wheel fuzz (tools/stress).
-	. "$TOP/tools/stress/check-hook.sh"
 
 	[ "$kdbg" = 1 ] && run_vm debug "$dbg/arch/x86/boot/bzImage" \
 		"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"

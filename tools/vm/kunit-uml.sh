@@ -27,6 +27,7 @@ if [ ! -f "$scratch/.hwtimer-hooked" ]; then
 	}
 	sed -i '$d' "$k"
 	printf 'source "drivers/misc/hwtimer/Kconfig"\nendmenu\n' >>"$k"
+	# shellcheck disable=SC2016 # a make variable, not a shell one
 	echo 'obj-$(CONFIG_HWTIMER) += hwtimer/' >>"$scratch/drivers/misc/Makefile"
 	touch "$scratch/.hwtimer-hooked"
 fi
