@@ -113,6 +113,13 @@ run_vm() {
 }
 
 main() {
+	# One make check per work tree at a time: both would rewrite build/.
+	mkdir -p "$TOP/build"
+	exec 9>"$TOP/build/.check.lock"
+	flock -n 9 || {
+		say "waiting for another make check in this tree to finish"
+		flock 9
+	}
 	rm -rf "$CHECK"
 	mkdir -p "$CHECK"
 	say "installing missing packages (if any)"

@@ -19,7 +19,7 @@ stock=$(stock_release) || {
 	exit 1
 }
 mkdir -p "$DEMO"
-mods=$TOP/build/mod-stock
+mods=$DEMO/mod
 say "building hwtimer.ko for $stock and hwtimerctl (log: build/demo/build.log)"
 rm -rf "$mods"
 mkdir -p "$mods"
