@@ -46,6 +46,7 @@ enum item_mode {
 	MODE_STOP_WHEEL,	/* hwtimer_wheel_stop() on its own wheel */
 	MODE_SLEEP_FIRST,	/* sleep arg ms on the first run only */
 	MODE_FREE,		/* kfree() the item */
+	MODE_YIELD,		/* give up the CPU once, mid-callback */
 };
 
 struct core_ctx;
@@ -141,6 +142,7 @@ static void item_fn(struct hwtimer_timeout *t)
 		it->ov[run] = hwtimer_overruns(t);
 	}
 	atomic_inc(&it->runs);
+	wake_up_all(&ctx->wq);	/* cases wait for a run to start */
 
 	switch (it->mode) {
 	case MODE_COUNT:
@@ -171,6 +173,9 @@ static void item_fn(struct hwtimer_timeout *t)
 		break;
 	case MODE_FREE:
 		kfree(it);	/* the runtime must not touch @t after this */
+		break;
+	case MODE_YIELD:
+		cond_resched();
 		break;
 	}
 	atomic_inc(&ctx->fired);
@@ -422,6 +427,8 @@ static void core_never_early_random_delays(struct kunit *test)
 		d = get_random_u32_below(200 * MS + 1);
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, d, 0, 0),
 				0);
+		if (!(i % 256))
+			cond_resched();	/* the VM kernel is not preemptible */
 	}
 	t1 = hwtimer_wheel_now(w);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, RANDOM_N,
@@ -447,18 +454,35 @@ static void core_same_tick_fire_exactly_once(struct kunit *test)
 	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct hwtimer_stats st;
-	u64 dl, t1;
+	u64 dl, t0, t1;
 	int i, bad = 0;
 
 	ctx->big = vzalloc(array_size(SAME_N, sizeof(*ctx->big)));
 	KUNIT_ASSERT_NOT_NULL(test, ctx->big);
-	/* 1 s ahead: arming 100,000 takes a while in the emulated VM. */
-	dl = hwtimer_wheel_now(w) + NSEC_PER_SEC;
+	/*
+	 * The deadline must come after the last arm, and arming is some 100
+	 * times slower in the emulated VM than natively: time 1,000 arms and
+	 * cancels, and put the deadline at 1.5 times the extrapolated arming
+	 * time (at least 100 ms) from now.
+	 */
+	t0 = hwtimer_wheel_now(w);
+	for (i = 0; i < SAME_N / 100; i++) {
+		item_init(ctx, &ctx->big[i], MODE_COUNT, 0);
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, FAR_NS, 0,
+						  0), 0);
+	}
+	for (i = 0; i < SAME_N / 100; i++)
+		hwtimer_cancel(&ctx->big[i].tmo);
+	t1 = hwtimer_wheel_now(w);
+	dl = t1 + max_t(u64, 100 * MS, 150 * (t1 - t0));
 	for (i = 0; i < SAME_N; i++) {
 		item_init(ctx, &ctx->big[i], MODE_COUNT, 0);
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, dl, 0,
 						  HWTIMER_ABS), 0);
+		if (!(i % 256))
+			cond_resched();	/* the VM kernel is not preemptible */
 	}
+	t0 = t1;
 	t1 = hwtimer_wheel_now(w);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, SAME_N,
 					    4 * WAIT_MS));
@@ -467,8 +491,8 @@ static void core_same_tick_fire_exactly_once(struct kunit *test)
 	for (i = 0; i < SAME_N; i++)
 		bad += atomic_read(&ctx->big[i].runs) != 1;
 	hwtimer_wheel_get_stats(w, &st);
-	kunit_info(test, "%d same-deadline timeouts (armed %s the deadline): %d ran other than once, early %d, max lateness %llu us, hrtimer fires %llu\n",
-		   SAME_N, t1 < dl ? "before" : "past", bad,
+	kunit_info(test, "%d same-deadline timeouts (deadline %llu ms ahead, armed %s it): %d ran other than once, early %d, max lateness %llu us, hrtimer fires %llu\n",
+		   SAME_N, (dl - t0) / MS, t1 < dl ? "before" : "past", bad,
 		   atomic_read(&ctx->early), st.max_lateness_ns / US,
 		   st.hrtimer_fires);
 	KUNIT_EXPECT_EQ(test, bad, 0);
@@ -514,7 +538,7 @@ static void core_callback_arms_another(struct kunit *test)
 
 /*
  * Each run of a periodic timeout is one period after the last one served
- * or skipped: deadline[k] - deadline[k-1] = period * (1 + overruns[k]),
+ * or skipped: deadline[k] - deadline[k-1] = period * (1 + overruns[k-1]),
  * exactly, whatever the VM's delays.
  */
 static void core_periodic_runs_until_cancelled(struct kunit *test)
@@ -536,7 +560,7 @@ static void core_periodic_runs_until_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	for (k = 1; k < min(runs, NREC); k++)
 		KUNIT_EXPECT_EQ_MSG(test, it->dl[k] - it->dl[k - 1],
-				    period * (1 + it->ov[k]), "run %d", k);
+				    period * (1 + it->ov[k - 1]), "run %d", k);
 }
 
 /*
@@ -609,13 +633,20 @@ static void core_cancel_running_reports_running(struct kunit *test)
 
 /*
  * Cancel racing expiry: 100,000 attempts, each arms a timeout due now or
- * one or two ticks (10 us) later, waits 0-99 us (2 ms every 64th attempt)
- * and cancels. Whatever the timing, CANCELLED must mean the callback never
- * runs for that arm and anything else that it runs exactly once; checked
- * per timeout after cancel_sync before the timeout is reused.
+ * one or two ticks (10 us) later, then cancels it at once, after a busy
+ * wait of 0-49 us, after giving up the CPU (so the tick thread may have
+ * collected it but no worker started it, or a worker is mid-callback), or
+ * after a short sleep. Whatever the timing, CANCELLED must mean the
+ * callback never runs for that arm and anything else that it runs exactly
+ * once; checked per timeout after cancel_sync, before the timeout is
+ * reused. The VM may have one vCPU and a non-preemptible kernel, hence the
+ * explicit yields, here and in the callback; sleeps are rare because each
+ * costs milliseconds there.
  */
 #define RACE_N		100000
 #define RACE_SLOTS	256
+/* Busy wait before yielding: about two ticks of the race's 10 us wheel. */
+#define RACE_SPIN_US	20
 static void core_cancel_races_expiry_exactly_once(struct kunit *test)
 {
 	struct hwtimer_wheel *w = new_wheel(test, HWTIMER_TICK_MIN_NS, 2, 0,
@@ -625,15 +656,37 @@ static void core_cancel_races_expiry_exactly_once(struct kunit *test)
 	struct item *p;
 	u64 d;
 
+	for (k = 0; k < RACE_SLOTS; k++)
+		it[k].mode = MODE_YIELD;
+
 	for (k = 0; k < RACE_N; k++) {
 		p = &it[k % RACE_SLOTS];
 		if (k >= RACE_SLOTS) {
 			hwtimer_cancel_sync(&p->tmo);
 			bad += atomic_read(&p->runs) != p->expected;
 		}
+		cond_resched();
 		d = (k % 3) * HWTIMER_TICK_MIN_NS;
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &p->tmo, d, 0, 0), 0);
-		udelay(k % 64 ? (k * 37) % 100 : 2000);
+		switch (k % 8) {
+		case 0:
+		case 1:
+			break;
+		case 2:
+		case 3:
+			udelay((k * 37) % 50);
+			break;
+		case 7:
+			if (k % 64 == 7) {
+				usleep_range(5, 50);
+				break;
+			}
+			fallthrough;
+		default:
+			udelay(RACE_SPIN_US);
+			cond_resched();
+			break;
+		}
 		r = hwtimer_cancel(&p->tmo);
 		KUNIT_ASSERT_TRUE(test, r >= 0 && r <= HWTIMER_RUNNING);
 		counts[r]++;
