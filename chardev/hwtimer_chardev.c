@@ -193,7 +193,8 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	spin_lock(&ctx->wqh.lock);
 	if (ht->dead || !ht->linked)
 		goto out_unlock;
-	ht->ev.deadline_ns = hwtimer_deadline(t);
+	/* The latest of the expiries this run covers, as the record says. */
+	ht->ev.deadline_ns = hwtimer_deadline(t) + overruns * ht->period_ns;
 	ht->ev.fire_ns = hwtimer_wheel_now(ht->wheel);
 	ctx->fired += 1 + overruns;
 	if (ht->queued) {
