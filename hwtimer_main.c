@@ -969,12 +969,10 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_create);
 /**
  * hwtimer_default_wheel() - the module's shared wheel
  *
- * Its parameters are hwtimer's module parameters tick_ns, workers,
- * max_pending and clock; its debugfs name is "default".
- *
  * Context: any.
- * Return: the wheel; valid while hwtimer is loaded, which a caller using
- * this symbol guarantees.
+ * Return: the wheel; its parameters are hwtimer's module parameters
+ * tick_ns, workers, max_pending and clock, its debugfs name "default".
+ * Valid while hwtimer is loaded, which a caller of this symbol guarantees.
  */
 struct hwtimer_wheel *hwtimer_default_wheel(void)
 {

@@ -4,10 +4,11 @@
 # kernel API, and obeys the module lifetime rule of hwtimer.h: while one of
 # its timeouts is pending or running it cannot be unloaded.
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 ko=$HWTIMER_DIR/modules/hwtimer_sample.ko
 par=/sys/module/hwtimer_sample/parameters
 stats=/sys/kernel/debug/hwtimer/default/stats
+tr=/sys/kernel/tracing
 n=0
 
 # check DESC CMD...: one TAP line from CMD's exit status.
@@ -52,8 +53,18 @@ runs_gt() { [ "$(param runs)" -gt "$1" ]; }
 pinned() { [ "$(refcnt)" -gt 0 ]; }
 unpinned() { [ "$(refcnt)" -eq 0 ]; }
 in_dmesg() { dmesg | grep -q "hwtimer_sample: $1"; }
+traced() {
+	grep -q "hwtimer_timeout_arm: wheel=default" "$tr/trace" &&
+		grep -q "hwtimer_timeout_expire: wheel=default.*lateness=" "$tr/trace" &&
+		grep -q "hwtimer_timeout_cancel: wheel=default.*result=cancelled" "$tr/trace"
+}
 
 f0=$(stat_fired)
+tracing=0
+if [ -d "$tr/events/hwtimer" ]; then
+	echo >"$tr/trace"
+	echo 1 >"$tr/events/hwtimer/enable" && tracing=1
+fi
 check "insmod hwtimer_sample.ko" insmod "$ko"
 loaded || { echo "# not loaded, the rest cannot run"; exit 1; }
 # The emulated VM is slow: every wait below bounds a hang, not a latency.
@@ -62,6 +73,13 @@ check "cancelled timeout reported cancelled" in_dmesg "cancel of a pending timeo
 r0=$(param runs)
 check "periodic timeout keeps running" wait_for 10 runs_gt "$r0"
 check "debugfs stats count the expiries" [ "$(stat_fired)" -gt "$f0" ]
+if [ "$tracing" = 1 ]; then
+	check "tracepoints hwtimer:hwtimer_timeout_{arm,expire,cancel} fire" traced
+	echo 0 >"$tr/events/hwtimer/enable"
+else
+	n=$((n + 1))
+	echo "ok $n tracepoints # SKIP no tracefs events/hwtimer"
+fi
 check "module pinned while its periodic timeout is armed" pinned
 check "rmmod refused while a timeout is armed" refused
 echo 0 >"$par/active"
