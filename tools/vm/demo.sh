@@ -13,8 +13,8 @@ run() {
 	"$@" || echo "(exit status $?)"
 }
 
-step "load the module: /dev/hwtimer appears"
-run insmod "$HWTIMER_DIR/modules/hwtimer.ko"
+step "hwtimer.ko is loaded: /dev/hwtimer, open to every user"
+[ -d /sys/module/hwtimer ] || run insmod "$HWTIMER_DIR/modules/hwtimer.ko"
 run ls -l /dev/hwtimer
 
 step "the API handshake, features, parameters and wheel counters"
@@ -29,8 +29,10 @@ run hwtimerctl arm 100ms 200ms 300ms --cancel 2
 step "a periodic timeout: every 100ms, five expiries"
 run hwtimerctl arm --every 100ms --count 5
 
+# Deadlines from 10 s on: arming 100,000 takes seconds under emulation, and
+# they should still be in the future when armed.
 step "100,000 timeouts armed through HWTIMER_IOC_BATCH, all read back"
-run hwtimerctl batch 100000 --at 200ms --spread 1s
+run hwtimerctl batch 100000 --at 10s --spread 1s
 
 step "the wheel's counters and lateness histogram after all that"
 run hwtimerctl watch --once
