@@ -605,6 +605,10 @@ static int cmd_batch(int argc, char **argv)
 		       " read %s after the first was due\n",
 		       fmt_ns(spread, a, sizeof(a)), fmt_ns(at, b, sizeof(b)), n,
 		       fmt_ns(t2 - (base > t1 ? base : t1), a, sizeof(a)));
+		if (t1 > base)
+			printf("batch: note: arming outlasted --at by %s, so those deadlines\n"
+			       "       had passed when armed; use a larger --at\n",
+			       fmt_ns(t1 - base, a, sizeof(a)));
 		printf("batch: %.0f events/s read; lateness max %s, mean %s\n",
 		       n * 1e9 / (double)(t2 - (base > t1 ? base : t1) ?: 1),
 		       fmt_ns(max_late, a, sizeof(a)),
