@@ -7,12 +7,12 @@
  * format) and "CDF,peer,percentile,lateness_us" lines for the lateness plot;
  * tools/bench/report.py reads both.
  *
- *  cost    per timeout armed and then cancelled, N timeouts at a time: all
- *          N are armed (random deadlines 1 s - 1 h), then all cancelled.
+ *  cost    per timeout armed and then cancelled, -n timeouts at a time:
+ *          all are armed (random deadlines 1 s - 1 h), then all cancelled.
  *          hwtimer with one ioctl per op and with BATCH of 64 and 1024;
  *          timerfd_settime() arm and disarm on pre-created timerfds; and
  *          timerfd_create() + timerfd_settime() + close() per timeout.
- *          Fastest of -r passes.
+ *          Methods take turns over -r rounds; each keeps its fastest.
  *  memory  /proc/meminfo Slab (and MemFree) growth per pending timeout:
  *          hwtimer at -m pending, timerfd at as many as RLIMIT_NOFILE
  *          allows (raised to -m + 64 as root), both armed 1 h away.
@@ -20,7 +20,8 @@
  *          ahead of time; lateness is the time the process sees the expiry
  *          (read() of the hwtimer record, epoll + read() of the timerfd)
  *          minus the deadline. p50, p99, max, and early (seen before the
- *          deadline: must be 0).
+ *          deadline: must be 0). Three rounds each, taking turns; the
+ *          round with the median p99 is reported.
  *  idle    the default wheel's hrtimer fires per second from debugfs, with
  *          nothing pending and with one timeout an hour away.
  */
@@ -58,8 +59,8 @@
 #define MEMINFO		"/proc/meminfo"
 #define DEBUGFS_STATS	"/sys/kernel/debug/hwtimer/default/stats"
 
-static unsigned int n_cost = 100000, n_mem = 100000, n_lat = 10000;
-static unsigned int reps = 2, idle_s = 5;
+static unsigned int n_cost = 10000, n_mem = 100000, n_lat = 10000;
+static unsigned int reps = 7, idle_s = 5;
 
 static void die(const char *fmt, ...)
 {
@@ -306,40 +307,63 @@ static void tfd_pool_close(int *fds, unsigned int n)
 	free(fds);
 }
 
+/* Methods of the cost run, in the order of the results. */
+enum {
+	M_IOCTL, M_BATCH64, M_BATCH1024, M_TFD_SETTIME, M_TFD_CREATE, M_NR
+};
+
+static double cost_once(int m, const int *fds, const uint64_t *delay)
+{
+	switch (m) {
+	case M_IOCTL:
+		return hw_cost(delay, n_cost, 0);
+	case M_BATCH64:
+		return hw_cost(delay, n_cost, 64);
+	case M_BATCH1024:
+		return hw_cost(delay, n_cost, 1024);
+	case M_TFD_SETTIME:
+		return tfd_cost(fds, delay, n_cost);
+	default:
+		return tfd_create_cost(delay, n_cost);
+	}
+}
+
+/*
+ * The emulated machine's speed drifts with its host's load, so the methods
+ * take turns: each of -r rounds runs every method once, starting with a
+ * different one each round, and each method keeps its fastest round.
+ */
 static void bench_cost(void)
 {
-	uint64_t *delay = calloc(n_cost, sizeof(*delay));
-	double best[5] = { 1e30, 1e30, 1e30, 1e30, 1e30 }, v;
-	static const char * const name[5] = {
+	static const char * const name[M_NR] = {
 		"hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
 		"timerfd-settime", "timerfd-create",
 	};
+	uint64_t *delay = calloc(n_cost, sizeof(*delay));
+	double best[M_NR], v;
 	unsigned int i, r, nfd;
-	int *fds;
+	int m, *fds;
 
 	if (!delay)
 		die("calloc");
 	for (i = 0; i < n_cost; i++)
 		delay[i] = far_delay();
 	fds = tfd_pool(n_cost, &nfd);
-	if (nfd < n_cost)
-		fprintf(stderr, "# only %u timerfds for the cost run\n", nfd);
-	for (r = 0; r < reps; r++) {
-		v = hw_cost(delay, n_cost, 0);
-		best[0] = v < best[0] ? v : best[0];
-		v = hw_cost(delay, n_cost, 64);
-		best[1] = v < best[1] ? v : best[1];
-		v = hw_cost(delay, n_cost, 1024);
-		best[2] = v < best[2] ? v : best[2];
-		v = tfd_cost(fds, delay, nfd);
-		best[3] = v < best[3] ? v : best[3];
-		v = tfd_create_cost(delay, n_cost);
-		best[4] = v < best[4] ? v : best[4];
+	if (nfd < n_cost) {
+		errno = EMFILE;
+		die("only %u timerfds for the cost run", nfd);
 	}
+	for (m = 0; m < M_NR; m++)
+		best[m] = 1e30;
+	for (r = 0; r < reps; r++)
+		for (i = 0; i < M_NR; i++) {
+			m = (r + i) % M_NR;
+			v = cost_once(m, fds, delay);
+			best[m] = v < best[m] ? v : best[m];
+		}
 	tfd_pool_close(fds, nfd);
-	for (i = 0; i < 5; i++)
-		emit("ucost", "ns_per_timeout", name[i],
-		     i == 3 ? nfd : n_cost, best[i], "ns");
+	for (m = 0; m < M_NR; m++)
+		emit("ucost", "ns_per_timeout", name[m], n_cost, best[m], "ns");
 	free(delay);
 }
 
@@ -426,12 +450,11 @@ static int cmp_s64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sort @late (ns, negative = early) and print its summary and CDF. */
-static void lat_report(const char *peer, int64_t *late, unsigned int n)
+/* Print the summary and CDF of sorted @late (ns, negative = early). */
+static void lat_report(const char *peer, const int64_t *late, unsigned int n)
 {
 	unsigned int i, early = 0, p;
 
-	qsort(late, n, sizeof(*late), cmp_s64);
 	for (i = 0; i < n; i++)
 		early += late[i] < 0;
 	emit("lateness", "p50", peer, n, late[n / 2] / 1e3, "us");
@@ -446,17 +469,17 @@ static void lat_report(const char *peer, int64_t *late, unsigned int n)
 	fflush(stdout);
 }
 
-static void lat_hwtimer(const uint64_t *delay)
+/* One hwtimer round: lateness of each timeout into @late; kernel-early count. */
+static unsigned int lat_hwtimer(const uint64_t *delay, int64_t *late)
 {
 	struct hwtimer_batch_op *ops = calloc(n_lat, sizeof(*ops));
-	int64_t *late = calloc(n_lat, sizeof(*late));
 	struct hwtimer_event ev[256];
 	unsigned int got = 0, i, kearly = 0;
 	uint64_t base, seen;
 	ssize_t r;
 	int fd = hw_open();
 
-	if (!ops || !late)
+	if (!ops)
 		die("calloc");
 	base = now_ns() + LAT_LEAD_NS;
 	fill_arms(ops, n_lat, delay, base, HWTIMER_ARM_ABS);
@@ -474,22 +497,18 @@ static void lat_hwtimer(const uint64_t *delay)
 		}
 	}
 	close(fd);
-	emit("lateness", "kernel_early", "hwtimer", n_lat, kearly, "count");
-	lat_report("hwtimer", late, n_lat);
-	free(late);
 	free(ops);
+	return kearly;
 }
 
-static void lat_timerfd(const uint64_t *delay)
+/* One timerfd round: lateness of each timeout into @late. */
+static void lat_timerfd(const uint64_t *delay, int64_t *late)
 {
-	int64_t *late = calloc(n_lat, sizeof(*late));
 	struct epoll_event ev[256];
 	unsigned int got = 0, nfd, i;
 	uint64_t base, seen, exp;
 	int ep, n, *fds;
 
-	if (!late)
-		die("calloc");
 	raise_nofile(n_lat + 64);
 	fds = tfd_pool(n_lat, &nfd);
 	if (nfd < n_lat) {
@@ -527,21 +546,73 @@ static void lat_timerfd(const uint64_t *delay)
 	}
 	close(ep);
 	tfd_pool_close(fds, nfd);
-	lat_report("timerfd", late, n_lat);
-	free(late);
 }
 
+/* Rounds of the lateness run; the round with the median p99 is reported. */
+#define LAT_ROUNDS	3
+
+static int64_t lat_p99(const int64_t *late)
+{
+	return late[(uint64_t)n_lat * 99 / 100];
+}
+
+/* Index of the round whose p99 is the median of the LAT_ROUNDS rounds. */
+static unsigned int median_round(int64_t *const late[LAT_ROUNDS])
+{
+	unsigned int r, k, below;
+
+	for (r = 0; r < LAT_ROUNDS; r++) {
+		below = 0;
+		for (k = 0; k < LAT_ROUNDS; k++)
+			below += lat_p99(late[k]) < lat_p99(late[r]) ||
+				 (lat_p99(late[k]) == lat_p99(late[r]) && k < r);
+		if (below == LAT_ROUNDS / 2)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * hwtimer and timerfd take turns for LAT_ROUNDS rounds with the same
+ * delays; for each, the round with the median p99 is reported, so one
+ * round disturbed by the host's other load does not decide the figure.
+ */
 static void bench_lateness(void)
 {
 	uint64_t *delay = calloc(n_lat, sizeof(*delay));
-	unsigned int i;
+	int64_t *hl[LAT_ROUNDS], *tl[LAT_ROUNDS];
+	unsigned int i, r, kearly = 0, hearly = 0, tearly = 0;
 
 	if (!delay)
 		die("calloc");
 	for (i = 0; i < n_lat; i++)
 		delay[i] = rnd64() % LAT_SPREAD_NS;
-	lat_hwtimer(delay);
-	lat_timerfd(delay);
+	for (r = 0; r < LAT_ROUNDS; r++) {
+		hl[r] = calloc(n_lat, sizeof(int64_t));
+		tl[r] = calloc(n_lat, sizeof(int64_t));
+		if (!hl[r] || !tl[r])
+			die("calloc");
+		kearly += lat_hwtimer(delay, hl[r]);
+		lat_timerfd(delay, tl[r]);
+		qsort(hl[r], n_lat, sizeof(int64_t), cmp_s64);
+		qsort(tl[r], n_lat, sizeof(int64_t), cmp_s64);
+		for (i = 0; i < n_lat; i++) {
+			hearly += hl[r][i] < 0;
+			tearly += tl[r][i] < 0;
+		}
+	}
+	emit("lateness", "kernel_early", "hwtimer", n_lat * LAT_ROUNDS, kearly,
+	     "count");
+	emit("lateness", "early_all_rounds", "hwtimer", n_lat * LAT_ROUNDS,
+	     hearly, "count");
+	emit("lateness", "early_all_rounds", "timerfd", n_lat * LAT_ROUNDS,
+	     tearly, "count");
+	lat_report("hwtimer", hl[median_round(hl)], n_lat);
+	lat_report("timerfd", tl[median_round(tl)], n_lat);
+	for (r = 0; r < LAT_ROUNDS; r++) {
+		free(hl[r]);
+		free(tl[r]);
+	}
 	free(delay);
 }
 
