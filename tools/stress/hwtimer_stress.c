@@ -64,6 +64,8 @@ enum state { LIVE = 1, CANCELLED, FIRED, GONE, FAILED };
  * @clock: its clock
  * @dl_lo: earliest the kernel may have set the deadline to (last arm/modify)
  * @dl_hi: latest, the same as @dl_lo for absolute deadlines
+ * @ref_ns: clock time after the last arm or modify: a past deadline is
+ *	due from then on
  * @period: period, 0 for a one-shot
  * @cancel_ns: clock time once the settling cancel returned
  * @cancel_from: clock time before the settling cancel started
@@ -83,6 +85,7 @@ struct rec {
 	uint32_t clock;
 	uint64_t dl_lo;
 	uint64_t dl_hi;
+	uint64_t ref_ns;
 	uint64_t period;
 	uint64_t cancel_ns;
 	uint64_t cancel_from;
@@ -257,6 +260,7 @@ static void unlive(struct worker *w, uint32_t slot)
 	w->live[slot] = w->live[--w->nlive];
 }
 
+/* A deadline for a one-shot, or a periodic timeout's new first expiry. */
 static void pick_deadline(struct worker *w, struct rec *r, __u32 *flags,
 			  __u64 *deadline)
 {
@@ -279,18 +283,27 @@ static void pick_deadline(struct worker *w, struct rec *r, __u32 *flags,
 		r->dl_hi = 0;	/* set by settle_rel() after the call */
 	} else {
 		*flags = HWTIMER_ARM_ABS;
-		*deadline = below(w, 20) == 0 ? now - below(w, now / 2) :
-			now + rel;
+		/* Far in the past only for one-shots: overruns stay sane. */
+		if (below(w, 20))
+			*deadline = now + rel;
+		else if (r->kind == ONESHOT)
+			*deadline = now - below(w, now / 2);
+		else
+			*deadline = now - below(w, 100 * MS);
 		r->dl_lo = *deadline;
 		r->dl_hi = *deadline;
 	}
 }
 
-/* After the call: the latest a relative deadline can have been set to. */
+/*
+ * After the call: the latest a relative deadline can have been set to, and
+ * the moment from which a past deadline is due.
+ */
 static void settle_rel(struct rec *r, uint32_t flags, uint64_t deadline)
 {
+	r->ref_ns = clock_now(r->clock);
 	if (!(flags & HWTIMER_ARM_ABS))
-		r->dl_hi = clock_now(r->clock) + deadline;
+		r->dl_hi = r->ref_ns + deadline;
 }
 
 /* Fill @req for a new record; returns it, or NULL when out of records. */
@@ -355,7 +368,8 @@ static void cancelled(struct worker *w, uint32_t slot, int err,
 	} else if (result == HWTIMER_RESULT_CANCELLED) {
 		r->state = CANCELLED;
 		w->cancels++;
-		if (r->kind == ONESHOT && from > r->dl_hi + STUCK_NS)
+		if (r->kind == ONESHOT &&
+		    from > (r->dl_hi > r->ref_ns ? r->dl_hi : r->ref_ns) + STUCK_NS)
 			w->stuck++;
 	} else if (result == HWTIMER_RESULT_FIRED && r->kind == ONESHOT) {
 		r->state = FIRED;
@@ -386,6 +400,7 @@ static void modified(struct worker *w, uint32_t slot, int err, uint32_t result,
 			r->dl_lo = want->dl_lo;
 			r->dl_hi = want->dl_hi;
 		}
+		r->ref_ns = want->ref_ns;
 	} else if (result != HWTIMER_RESULT_FIRED || r->kind != ONESHOT) {
 		w->unexpected++;
 		printf("# worker %u: modify result %u\n", w->idx, result);
@@ -425,7 +440,7 @@ static void op_modify(struct worker *w, uint32_t slot)
 {
 	struct rec *r = &w->recs[w->live[slot]];
 	struct hwtimer_modify_req req = { .id = r->id };
-	struct rec want = { .clock = r->clock };
+	struct rec want = { .clock = r->clock, .kind = r->kind };
 	int err = 0;
 
 	if (r->kind == PERIODIC)
@@ -463,6 +478,7 @@ static void op_batch(struct worker *w)
 		} else {
 			ops[i].op = HWTIMER_OP_MODIFY;
 			want[i].clock = r->clock;
+			want[i].kind = r->kind;
 			pick_deadline(w, &want[i], &ops[i].flags,
 				      &ops[i].deadline_ns);
 		}

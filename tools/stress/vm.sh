@@ -9,18 +9,21 @@
 #             cached build; stock: Debian's kernel
 #   --soak    stress for SECONDS each (user and kernel), 20000 churn rounds,
 #             200 unload cycles; without it the make check durations
+#   --conf    "VAR=VALUE ..." overrides of STRESS_SECS, KSTRESS_SECS,
+#             CHURN_ROUNDS, UNLOAD_CYCLES (after --soak's)
 # Output in build/stress/<kernel>/; the last line is "N passed, N failed".
 # KCSAN reports that do not involve hwtimer (core kernel races of 6.1) are
 # moved out of the console log into kcsan-foreign.log and not counted.
 set -euo pipefail
 . "$(dirname "$0")/../vm/lib.sh"
 
-kernel=debug soak=0
+kernel=debug soak=0 conf=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--soak) soak=$2; shift 2 ;;
-	*) echo "usage: $0 [--kernel debug|kcsan|stock] [--soak SECONDS]" >&2
+	--conf) conf=$2; shift 2 ;;
+	*) echo "usage: $0 [--kernel debug|kcsan|stock] [--soak SECONDS] [--conf VARS]" >&2
 		exit 2 ;;
 	esac
 done
@@ -87,18 +90,22 @@ g=$OUT/guest.d
 mkdir -p "$g"
 cp "$VM_DIR/guest.d/00-load.sh" "$VM_DIR/guest.d/"4[0-9]-*.sh \
 	"$VM_DIR/guest.d/99-unload.sh" "$g/"
-if [ "$soak" != 0 ]; then
-	cat >"$g/01-soak.sh" <<EOF
-#!/bin/sh
-cat >/tmp/stress.conf <<'C'
-STRESS_SECS=$soak
-KSTRESS_SECS=$soak
-CHURN_ROUNDS=20000
-UNLOAD_CYCLES=200
-C
-echo "TAP version 13"
-echo "1..0 # SKIP soak durations: $soak s of stress each"
-EOF
+if [ "$soak" != 0 ] || [ -n "$conf" ]; then
+	{
+		echo '#!/bin/sh'
+		echo "cat >/tmp/stress.conf <<'C'"
+		if [ "$soak" != 0 ]; then
+			echo "STRESS_SECS=$soak"
+			echo "KSTRESS_SECS=$soak"
+			echo "CHURN_ROUNDS=20000"
+			echo "UNLOAD_CYCLES=200"
+		fi
+		for v in $conf; do echo "$v"; done
+		echo "C"
+		echo 'echo "TAP version 13"'
+		echo 'echo "1..1"'
+		echo 'echo "ok 1 durations: $(tr "\n" " " </tmp/stress.conf)"'
+	} >"$g/01-stress-conf.sh"
 fi
 HWTIMER_GUESTD=$g HWTIMER_FRAG_TIMEOUT=$((bound - 60)) \
 	"$VM_DIR/mkinitrd.sh" "$OUT/initrd.gz" \

@@ -222,8 +222,13 @@ static void start_life(struct kthr *k, struct kitem *it)
 		rel = rnd(&k->rng) % (200 * MS);
 	else
 		rel = 3600000 * MS;
-	it->deadline = r % 10 == 0 ? now - rnd(&k->rng) % (now / 2 + 1) :
-		now + rel;
+	/* Some in the past; periodic ones not far, or overruns explode. */
+	if (r % 10)
+		it->deadline = now + rel;
+	else if (it->period)
+		it->deadline = now - rnd(&k->rng) % (min(now, 100 * MS) + 1);
+	else
+		it->deadline = now - rnd(&k->rng) % (now / 2 + 1);
 	it->next_expect = it->deadline;
 	it->mod_deadline = 0;
 	it->prev_mod = 0;
