@@ -9,6 +9,8 @@ KSTRESS_SECS=30
 bin=$HWTIMER_DIR/bin mods=$HWTIMER_DIR/modules
 echo "TAP version 13"
 echo "1..6"
+t_start=$(date +%s)
+trap 'echo "# $(basename "$0"): $(($(date +%s) - t_start)) s"' EXIT
 
 out=/tmp/stress.out
 "$bin/hwtimer_stress" -t "$STRESS_SECS" -g 2 -w 2 >"$out" 2>&1

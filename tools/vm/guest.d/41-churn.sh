@@ -5,6 +5,8 @@ CHURN_ROUNDS=10000
 [ -f /tmp/stress.conf ] && . /tmp/stress.conf
 echo "TAP version 13"
 echo "1..2"
+t_start=$(date +%s)
+trap 'echo "# $(basename "$0"): $(($(date +%s) - t_start)) s"' EXIT
 kml=/sys/kernel/debug/kmemleak
 [ -w "$kml" ] && echo clear >"$kml"
 

@@ -2,6 +2,8 @@
 # Fault injection: open, every ioctl and read under fail-nth from 1 until
 # nothing is injected (FAILSLAB and fail_usercopy), then kmemleak.
 echo "TAP version 13"
+t_start=$(date +%s)
+trap 'echo "# $(basename "$0"): $(($(date +%s) - t_start)) s"' EXIT
 kml=/sys/kernel/debug/kmemleak
 [ -w "$kml" ] && echo clear >"$kml"
 out=/tmp/failnth.out
