@@ -47,6 +47,7 @@ enum item_mode {
 	MODE_SLEEP_FIRST,	/* sleep arg ms on the first run only */
 	MODE_FREE,		/* kfree() the item */
 	MODE_YIELD,		/* give up the CPU once, mid-callback */
+	MODE_REARM_SLEEP,	/* arm itself due at once, then sleep arg ms */
 };
 
 struct core_ctx;
@@ -96,6 +97,8 @@ struct item {
  * @irq_res: results of the calls made from @hrt's callback
  * @in_irq: @hrt's callback ran in hard irq
  * @irq_done: @hrt's callback finished
+ * @inside: callbacks of %MODE_REARM_SLEEP running now
+ * @max_inside: most of them ever running at once
  */
 struct core_ctx {
 	struct hwtimer_wheel *w;
@@ -109,6 +112,8 @@ struct core_ctx {
 	int irq_res[4];
 	bool in_irq;
 	atomic_t irq_done;
+	atomic_t inside;
+	atomic_t max_inside;
 };
 
 static void note_late(struct core_ctx *ctx, u64 late)
@@ -176,6 +181,17 @@ static void item_fn(struct hwtimer_timeout *t)
 		break;
 	case MODE_YIELD:
 		cond_resched();
+		break;
+	case MODE_REARM_SLEEP:
+		atomic_inc(&ctx->inside);
+		if (atomic_read(&ctx->inside) > atomic_read(&ctx->max_inside))
+			atomic_set(&ctx->max_inside, atomic_read(&ctx->inside));
+		if (it->rearms) {
+			it->rearms--;
+			it->result = hwtimer_arm(ctx->w, t, 0, 0, 0);
+		}
+		msleep(it->arg);
+		atomic_dec(&ctx->inside);
 		break;
 	}
 	atomic_inc(&ctx->fired);
@@ -1161,6 +1177,55 @@ static void core_callback_may_free_its_timeout(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->fired, 8, WAIT_MS));
 }
 
+/*
+ * A callback that arms its own timeout due at once and then sleeps: the
+ * new expiry is collected while the old run goes on, and must wait for it
+ * (parked on its worker) instead of running on the other worker.
+ */
+static void core_timeout_never_runs_on_two_workers(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_REARM_SLEEP;
+	it->arg = 30;
+	it->rearms = 3;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 4, WAIT_MS));
+	msleep(50);	/* longer than a run: a fifth run would show */
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->max_inside), 1);
+	KUNIT_EXPECT_EQ(test, it->result, 0);
+}
+
+/*
+ * The expiry parked behind its own running callback is still pending: a
+ * cancel takes it back and it never runs. The callback sleeps 300 ms, and
+ * 50 ms lets the other worker collect and park the new expiry; if the VM
+ * is too slow for that, the cancel takes it from the wheel instead, which
+ * must give the same result.
+ */
+static void core_cancel_takes_back_parked_expiry(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = std_wheel(test);
+	struct item *it = new_items(test, 1);
+
+	it->mode = MODE_REARM_SLEEP;
+	it->arg = 300;
+	it->rearms = 1;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	msleep(50);
+	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo), HWTIMER_RUNNING);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
+	KUNIT_EXPECT_EQ(test, it->result, 0);
+}
+
 static struct kunit_case hwtimer_core_cases[] = {
 	KUNIT_CASE(core_create_rejects_bad_params),
 	KUNIT_CASE(core_create_accepts_tick_bounds),
@@ -1201,6 +1266,8 @@ static struct kunit_case hwtimer_core_cases[] = {
 	KUNIT_CASE(core_pending_follows_state),
 	KUNIT_CASE(core_owner_pinned_while_pending_or_running),
 	KUNIT_CASE(core_callback_may_free_its_timeout),
+	KUNIT_CASE(core_timeout_never_runs_on_two_workers),
+	KUNIT_CASE(core_cancel_takes_back_parked_expiry),
 	{}
 };
 
