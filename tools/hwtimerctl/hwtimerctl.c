@@ -601,9 +601,9 @@ static int cmd_batch(int argc, char **argv)
 		       " ops per BATCH call: %.0f arms/s\n", n,
 		       fmt_ns(t1 - t0, a, sizeof(a)), chunk,
 		       n * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1));
-		printf("batch: deadlines over %s from +%s; all %" PRIu64
-		       " read %s after the first was due\n",
-		       fmt_ns(spread, a, sizeof(a)), fmt_ns(at, b, sizeof(b)), n,
+		printf("batch: deadlines over %s from +%s;",
+		       fmt_ns(spread, a, sizeof(a)), fmt_ns(at, b, sizeof(b)));
+		printf(" all %" PRIu64 " read %s after the first was due\n", n,
 		       fmt_ns(t2 - (base > t1 ? base : t1), a, sizeof(a)));
 		if (t1 > base)
 			printf("batch: note: arming outlasted --at by %s, so those deadlines\n"
