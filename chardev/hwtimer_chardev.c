@@ -764,24 +764,26 @@ static int hwt_release(struct inode *inode, struct file *file)
 	struct hwt_ctx *ctx = file->private_data;
 	struct hwt_timer *ht, *n;
 	unsigned long idx;
-	LIST_HEAD(reap);
 
-	/* Stop every timeout; after this no callback runs or will run. */
-	xa_for_each(&ctx->timers, idx, ht)
+	/*
+	 * Stop every timeout: linked ones may be pending, queued ones may
+	 * still be finishing a callback. After this no callback runs or
+	 * will run, so nothing else touches the context and the rest needs
+	 * no lock. A context may hold ctx_max_pending timeouts: reschedule.
+	 */
+	xa_for_each(&ctx->timers, idx, ht) {
 		hwtimer_cancel_sync(&ht->t);
+		cond_resched();
+	}
 	list_for_each_entry(ht, &ctx->events, node)
 		hwtimer_cancel_sync(&ht->t);
 
-	spin_lock(&ctx->wqh.lock);
 	xa_for_each(&ctx->timers, idx, ht) {
 		if (!ht->queued)
-			list_add_tail(&ht->node, &reap);
-		xa_erase(&ctx->timers, idx);
+			kmem_cache_free(hwt_cache, ht);
+		cond_resched();
 	}
-	list_splice_init(&ctx->events, &reap);
-	spin_unlock(&ctx->wqh.lock);
-
-	list_for_each_entry_safe(ht, n, &reap, node)
+	list_for_each_entry_safe(ht, n, &ctx->events, node)
 		kmem_cache_free(hwt_cache, ht);
 	xa_destroy(&ctx->timers);
 	if (ctx->evfd)
