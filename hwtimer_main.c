@@ -371,9 +371,9 @@ static int claim(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		}
 	}
 	raw_spin_lock_irqsave(&w->lock, *flags);
-	if (!t->wheel)
+	if (!READ_ONCE(t->wheel))
 		WRITE_ONCE(t->wheel, w);
-	if (t->wheel != w) {
+	if (READ_ONCE(t->wheel) != w) {
 		raw_spin_unlock_irqrestore(&w->lock, *flags);
 		return -EBUSY;
 	}
@@ -698,7 +698,7 @@ static struct hwtimer_timeout *take_ready(struct hwtimer_worker *wk)
 	}
 	t->state = 0;
 	w->npending--;
-	w->nrunning++;
+	WRITE_ONCE(w->nrunning, w->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
 	wk->owner = t->owner;
 	wk->period = t->period_ns;
@@ -769,7 +769,8 @@ static void finish(struct hwtimer_worker *wk)
 
 static bool worker_should_wake(struct hwtimer_wheel *w)
 {
-	return !list_empty_careful(&w->ready) || kthread_should_stop();
+	/* Lockless peek: list_add() and list_del() write ->next once. */
+	return !list_empty(&w->ready) || kthread_should_stop();
 }
 
 static int worker_fn(void *arg)
