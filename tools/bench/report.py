@@ -236,7 +236,7 @@ def write_md(R, info, path):
     md.append("\n## In-kernel arm+cancel, ns per pair\n")
     md.append("Arm one timeout (random deadline 1 s – 1 h) and cancel it at "
               "once, with N other timeouts of the same kind pending; 10k "
-              "pairs per pass, the peers take turns over 5 passes and each "
+              "pairs per pass, the peers take turns over 7 passes and each "
               "keeps its fastest.\n")
     rows = []
     for n in PENDING:
@@ -279,6 +279,18 @@ def write_md(R, info, path):
                     [[p, fmt(R.get("memory", "sizeof", p), 0),
                       fmt(R.get("memory", "slab_per_timeout", p))]
                      for p in PEERS]))
+
+    parts = ["ktime_get", "jiffies", "module_get_put", "div64",
+             "raw_lock_irqsave"]
+    if any(R.get("parts", "ns_per_op", p) is not None for p in parts):
+        md.append("\n## Parts of an arm+cancel, ns each\n")
+        md.append("The primitives a pair is made of, timed alone in the same "
+                  "run: what hwtimer pays per pair that timer_list does not "
+                  "(a clock read instead of jiffies, a module pin and unpin, "
+                  "a 64-bit division for ns to ticks).\n")
+        md.append(table(["primitive", "ns per op"],
+                        [[p, fmt(R.get("parts", "ns_per_op", p))]
+                         for p in parts]))
 
     md.append("\n## Userspace cost per timeout armed and cancelled\n")
     n = R.param_of("ucost", "ns_per_timeout", "hwtimer-ioctl")

@@ -55,9 +55,9 @@ static unsigned int pairs = 10000;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "Arm+cancel pairs per measurement (default 10000)");
 
-static unsigned int reps = 5;
+static unsigned int reps = 7;
 module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "Passes per arm+cancel figure; the fastest is kept (default 5)");
+MODULE_PARM_DESC(reps, "Passes per arm+cancel figure; the fastest is kept (default 7)");
 
 static unsigned int expiry_reps = 2;
 module_param(expiry_reps, uint, 0444);
@@ -529,6 +529,65 @@ static void bench_expiry_all(void)
 	}
 }
 
+/* Iterations of each primitive timed by bench_parts(). */
+#define BENCH_PARTS_N	100000
+
+/* Tick length the parts run divides by, as hwtimer's ns-to-tick does. */
+static u64 parts_tick_ns = HWTIMER_TICK_DEFAULT_NS;
+static DEFINE_RAW_SPINLOCK(parts_lock);
+/* Where bench_parts() leaves its sums, so its loops are not optimised out. */
+static u64 parts_sink;
+
+/*
+ * The primitives an arm+cancel pair is made of, each timed alone, so the
+ * gap between hwtimer and timer_list can be split into its parts: a clock
+ * read (hwtimer and hrtimer read the clock on a relative arm; timer_list
+ * uses jiffies), a module pin and unpin (hwtimer pins the owner of every
+ * pending timeout), a 64-bit division (ns to ticks), and one lock round
+ * trip with interrupts saved.
+ */
+static void bench_parts(void)
+{
+	unsigned long flags;
+	u64 t0, acc = 0;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++)
+		acc += ktime_get_ns();
+	emit("parts", "ns_per_op", "ktime_get", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++) {
+		if (try_module_get(THIS_MODULE))
+			module_put(THIS_MODULE);
+	}
+	emit("parts", "ns_per_op", "module_get_put", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++)
+		acc += div64_u64(acc + t0 + i, READ_ONCE(parts_tick_ns));
+	emit("parts", "ns_per_op", "div64", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++) {
+		raw_spin_lock_irqsave(&parts_lock, flags);
+		raw_spin_unlock_irqrestore(&parts_lock, flags);
+	}
+	emit("parts", "ns_per_op", "raw_lock_irqsave", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++)
+		acc += jiffies;
+	emit("parts", "ns_per_op", "jiffies", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+	WRITE_ONCE(parts_sink, acc);
+}
+
 static int __init hwtimer_bench_init(void)
 {
 	struct hwtimer_wheel_params wp = { .name = "bench" };
@@ -562,6 +621,7 @@ static int __init hwtimer_bench_init(void)
 	for (i = 0; i < ARRAY_SIZE(peers); i++)
 		emit("memory", "sizeof", peers[i].name, 0, peers[i].size * 10,
 		     "bytes");
+	bench_parts();
 	ret = bench_armcancel();
 	if (ret)
 		pr_err("arm+cancel failed: %d\n", ret);
