@@ -691,6 +691,35 @@ static void t_modify_bad(void)
 	close(fd);
 }
 
+/* MODIFY of a periodic moves its next expiry and keeps its period. */
+static void t_modify_periodic(void)
+{
+	uint64_t id, t0, period = 400 * MS;
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	int fd = open_dev();
+
+	if (!ok(arm_full(fd, 4, 100000 * MS, period, CLOCK_MONOTONIC, 0, &id) == 0,
+		"arm"))
+		return;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!ok(modify(fd, id, 20 * MS, 0, &res) == 0 &&
+		res == HWTIMER_RESULT_MODIFIED, "modify: result %u", res))
+		return;
+	if (!ok(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id, "no expiry"))
+		return;
+	if (!ok(ev.deadline_ns >= t0 + 20 * MS && ev.fire_ns >= ev.deadline_ns &&
+		ev.flags == 0, "first expiry deadline or flags"))
+		return;
+	if (!ok(wait_events(fd, &ev, 1, WAIT_MS) == 1, "no second expiry"))
+		return;
+	if (!ok(ev.deadline_ns >= t0 + 20 * MS + period, "period not kept"))
+		return;
+	if (!ok(cancel(fd, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED, "cancel"))
+		return;
+	close(fd);
+}
+
 static void t_past_abs(void)
 {
 	struct hwtimer_event ev;
@@ -1576,6 +1605,7 @@ static const struct check checks[] = {
 	{ t_modify, "MODIFY relative -> MODIFIED, fires at the new deadline" },
 	{ t_modify_later_abs, "MODIFY absolute later: not at the old deadline" },
 	{ t_modify_bad, "MODIFY: unknown id ENOENT, flags and reserved EINVAL" },
+	{ t_modify_periodic, "MODIFY periodic: next expiry moved, period kept" },
 	{ t_past_abs, "absolute deadline in the past fires at once" },
 	{ t_u64_max, "U64_MAX relative and absolute: no wrap, cancellable" },
 	{ t_periodic, "periodic: expiries on the period grid, never early" },
