@@ -76,7 +76,9 @@ enum state { LIVE = 1, CANCELLED, FIRED, GONE, FAILED };
  * @ev_max_deadline: largest deadline of any event
  * @ev_flags: flags of the last event
  * @ev_overruns: overruns of the last event
- * @bad: the reader found a record out of order (periodic)
+ * @bad: the reader found a record out of order (1) or early (2)
+ * @early_fire: fire time of the first early record
+ * @early_deadline: deadline of the first early record
  */
 struct rec {
 	uint64_t id;
@@ -97,6 +99,8 @@ struct rec {
 	uint32_t ev_flags;
 	uint64_t ev_overruns;
 	uint32_t bad;
+	uint64_t early_fire;
+	uint64_t early_deadline;
 };
 
 struct group;
@@ -208,8 +212,11 @@ static void take_event(struct group *g, const struct hwtimer_event *ev)
 		    (ev->deadline_ns - r->dl_lo) % r->period)
 			r->bad = 1;
 	}
-	if (ev->fire_ns < ev->deadline_ns)
+	if (ev->fire_ns < ev->deadline_ns && !(r->bad & 2)) {
 		r->bad |= 2;
+		r->early_fire = ev->fire_ns;
+		r->early_deadline = ev->deadline_ns;
+	}
 	r->nrec++;
 	r->exp += k;
 	r->ev_id = ev->id;
@@ -593,10 +600,51 @@ struct tally {
 	uint64_t lost, dbl, after, early, wrong, fired, oneshots, periodics;
 };
 
+static void check_one(const struct rec *r, struct tally *t);
+
+/* Describe a record the ledger rejects (the first few). */
+static void show(const struct rec *r, const char *why)
+{
+	static int shown;
+
+	if (shown++ >= 8)
+		return;
+	printf("# %s: kind %u state %u clock %u id %#llx period %llu dl [%llu, %llu] ref %llu cancel [%llu, %llu]\n",
+	       why, r->kind, r->state, r->clock, (unsigned long long)r->id,
+	       (unsigned long long)r->period, (unsigned long long)r->dl_lo,
+	       (unsigned long long)r->dl_hi, (unsigned long long)r->ref_ns,
+	       (unsigned long long)r->cancel_from,
+	       (unsigned long long)r->cancel_ns);
+	printf("#   records %u expiries %llu last deadline %llu max %llu flags %u overruns %llu bad %u early fire %llu < deadline %llu\n",
+	       r->nrec, (unsigned long long)r->exp,
+	       (unsigned long long)r->ev_deadline,
+	       (unsigned long long)r->ev_max_deadline, r->ev_flags,
+	       (unsigned long long)r->ev_overruns, r->bad,
+	       (unsigned long long)r->early_fire,
+	       (unsigned long long)r->early_deadline);
+}
+
 static void check_rec(const struct rec *r, struct tally *t)
 {
+	struct tally before = *t;
+
 	if (r->state == FAILED)
 		return;
+	check_one(r, t);
+	if (t->lost != before.lost)
+		show(r, "lost");
+	if (t->dbl != before.dbl)
+		show(r, "double");
+	if (t->after != before.after)
+		show(r, "after cancel");
+	if (t->early != before.early)
+		show(r, "early");
+	if (t->wrong != before.wrong)
+		show(r, "wrong");
+}
+
+static void check_one(const struct rec *r, struct tally *t)
+{
 	t->fired += r->exp;
 	if (r->bad & 2)
 		t->early++;

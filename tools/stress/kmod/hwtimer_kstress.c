@@ -128,25 +128,41 @@ static u64 rnd(u64 *s)
 	return *s;
 }
 
+static void note_early(struct kitem *it, u64 d, u64 now)
+{
+	if (atomic64_inc_return(&n_early) <= 8)
+		pr_err("hwtimer_kstress: early: deadline %llu now %llu (%llu ns early) period %llu armed at %llu fires %d\n",
+		       d, now, d - now, it->period, it->armed_at,
+		       atomic_read(&it->fires));
+}
+
 static void kst_fn(struct hwtimer_timeout *t)
 {
 	struct kitem *it = hwtimer_from(it, t, t);
 	u64 d = hwtimer_deadline(t), o = hwtimer_overruns(t);
 	u64 now = hwtimer_wheel_now(it->w);
 
-	if (now < d)
-		atomic64_inc(&n_early);
 	if (it->period) {
 		u64 want = READ_ONCE(it->next_expect);
+		bool moved = d == READ_ONCE(it->mod_deadline) ||
+			     d == READ_ONCE(it->prev_mod);
 
-		if (want && d != want && d != READ_ONCE(it->mod_deadline) &&
-		    d != READ_ONCE(it->prev_mod)) {
+		if (want && d != want && !moved) {
 			atomic64_inc(&n_wrong);
 			pr_err("hwtimer_kstress: periodic deadline %llu, expected %llu\n",
 			       d, want);
 		}
+		/*
+		 * A modify while this callback runs re-arms the timeout and
+		 * rewrites its deadline under us: only an unmoved deadline
+		 * says when this run was due.
+		 */
+		if (!moved && now < d)
+			note_early(it, d, now);
 		WRITE_ONCE(it->next_expect, d + (1 + o) * it->period);
 	} else {
+		if (now < d)
+			note_early(it, d, now);
 		WRITE_ONCE(it->fired_deadline, d);
 	}
 	atomic64_add(1 + o, &it->exps);
@@ -171,7 +187,10 @@ static void settle(struct kitem *it)
 		} else if (!it->cancelled && !f) {
 			atomic64_inc(&n_lost);
 		} else if (f > 1) {
-			atomic64_inc(&n_double);
+			if (atomic64_inc_return(&n_double) <= 8)
+				pr_err("hwtimer_kstress: double: %d runs, deadline %llu fired for %llu armed at %llu cancel said %d\n",
+				       f, it->deadline, it->fired_deadline,
+				       it->armed_at, it->cancelled);
 		} else if (f == 1 && it->fired_deadline != it->deadline) {
 			atomic64_inc(&n_wrong);
 			pr_err("hwtimer_kstress: one-shot fired for %llu, armed for %llu\n",
@@ -201,8 +220,6 @@ static void end_life(struct kitem *it)
 		atomic64_inc(&n_cancelled);
 	if (r == HWTIMER_CANCELLED && now > due + STUCK_NS)
 		atomic64_inc(&n_lost);
-	if (!it->period && r == HWTIMER_RUNNING && atomic_read(&it->fires) > 1)
-		atomic64_inc(&n_double);
 	settle(it);
 }
 
