@@ -347,7 +347,7 @@ def plots(R, cdf, out):
             f.write(f"{n} " + " ".join("NaN" if x is None else str(x)
                                        for x in v) + "\n")
     gp.append(f"""
-set terminal pngcairo size 800,500 font ",10"
+set terminal pngcairo size 800,500 font ",10" noenhanced
 set output "{out}/armcancel.png"
 set title "In-kernel arm+cancel cost vs pending timeouts (qemu TCG)"
 set logscale x
@@ -367,7 +367,7 @@ plot for [i=2:{len(PEERS) + 1}] "{out}/armcancel.dat" using 1:i with linespoints
         curves = ", ".join(f'"{out}/cdf-{p}.dat" using 1:2 with lines lw 2 title "{p}"'
                            for p in sorted(cdf))
         gp.append(f"""
-set terminal pngcairo size 800,500 font ",10"
+set terminal pngcairo size 800,500 font ",10" noenhanced
 set output "{out}/lateness.png"
 set title "Lateness seen by the process, 10k timeouts over 100 ms (qemu TCG)"
 unset logscale
@@ -389,7 +389,7 @@ plot {curves}
                 have_ucost = True
     if have_ucost:
         gp.append(f"""
-set terminal pngcairo size 800,500 font ",10"
+set terminal pngcairo size 800,500 font ",10" noenhanced
 set output "{out}/ucost.png"
 set title "Userspace: ns per timeout armed and cancelled (qemu TCG)"
 unset logscale
