@@ -280,6 +280,22 @@ def write_md(R, info, path):
                       fmt(R.get("memory", "slab_per_timeout", p))]
                      for p in PEERS]))
 
+    variants = ["hwtimer", "hwtimer-abs", "hwtimer-abs-nopin", "timer_list"]
+    if R.get("armcancel", "ns_per_pair", "hwtimer-abs") is not None:
+        md.append("\n## hwtimer arm+cancel variants, ns per pair\n")
+        md.append("The same pairs with an absolute deadline (no clock read "
+                  "on the arm path, as timer_list's jiffies) and, on top, "
+                  "no owner module to pin (NULL owner).\n")
+        rows = []
+        for n in PENDING:
+            v = [R.get("armcancel", "ns_per_pair", p, n) for p in variants]
+            if all(x is None for x in v):
+                continue
+            rows.append([kfmt(n)] + [fmt(x) for x in v] +
+                        [fmt_ratio(ratio(x, v[-1])) for x in v[:-1]])
+        md.append(table(["pending"] + variants +
+                        [p + " / timer_list" for p in variants[:-1]], rows))
+
     parts = ["ktime_get", "jiffies", "module_get_put", "div64",
              "raw_lock_irqsave"]
     if any(R.get("parts", "ns_per_op", p) is not None for p in parts):
@@ -298,9 +314,12 @@ def write_md(R, info, path):
               "then all cancelled; ns per timeout. The methods take turns "
               "over 7 rounds and each keeps its fastest.\n")
     t = R.get("ucost", "ns_per_timeout", "timerfd-settime")
-    md.append(table(["method", "ns per timeout", "vs timerfd arm+disarm"],
+    md.append(table(["method", "ns per timeout", "vs timerfd arm+disarm",
+                     "of which arm", "of which cancel"],
                     [[p, fmt(R.get("ucost", "ns_per_timeout", p)),
-                      fmt_ratio(ratio(R.get("ucost", "ns_per_timeout", p), t))]
+                      fmt_ratio(ratio(R.get("ucost", "ns_per_timeout", p), t)),
+                      fmt(R.get("ucost", "arm_ns", p)),
+                      fmt(R.get("ucost", "cancel_ns", p))]
                      for p in UPEERS]))
 
     md.append("\n## Kernel memory per pending userspace timeout\n")

@@ -111,6 +111,8 @@ static void note_fire(void)
  * @arm_at: arm @p for absolute CLOCK_MONOTONIC time @ns (jiffies @jif)
  * @cancel: cancel @p without waiting
  * @cancel_sync: cancel @p and wait for its callback
+ * @armcancel: measured in the arm+cancel runs
+ * @expiry: measured in the expiry runs
  */
 struct bench_peer {
 	const char *name;
@@ -120,6 +122,8 @@ struct bench_peer {
 	void (*arm_at)(void *p, u64 ns, unsigned long jif);
 	void (*cancel)(void *p);
 	void (*cancel_sync)(void *p);
+	bool armcancel;
+	bool expiry;
 };
 
 /* timer_list: mod_timer() and timer_delete() */
@@ -254,6 +258,24 @@ static void hw_init(void *p, bool count)
 			     count ? hw_count : hw_idle, 0);
 }
 
+/*
+ * Diagnostic variants of the hwtimer peer, to split its arm+cancel cost:
+ * "hwtimer-abs" arms for an absolute deadline (no clock read on the arm
+ * path, like timer_list), "hwtimer-abs-nopin" also has no owner module to
+ * pin (the NULL owner __hwtimer_timeout_init() allows).
+ */
+static u64 pair_base;
+
+static void hw_init_nopin(void *p, bool count)
+{
+	__hwtimer_timeout_init(p, count ? hw_count : hw_idle, 0, NULL);
+}
+
+static void hw_arm_abs(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheel, p, pair_base + ns, 0, HWTIMER_ABS);
+}
+
 static void hw_arm(void *p, u64 ns, unsigned long jif)
 {
 	hwtimer_arm(bench_wheel, p, ns, 0, 0);
@@ -281,20 +303,22 @@ static void hw_cancel_sync(void *p)
 
 static const struct bench_peer peers[] = {
 	{ "hwtimer", sizeof(struct hwtimer_timeout), hw_init, hw_arm,
-	  hw_arm_at, hw_cancel, hw_cancel_sync },
+	  hw_arm_at, hw_cancel, hw_cancel_sync, true, true },
 	{ "timer_list", sizeof(struct timer_list), tl_init, tl_arm,
-	  tl_arm_at, tl_cancel, tl_cancel_sync },
+	  tl_arm_at, tl_cancel, tl_cancel_sync, true, true },
 	{ "hrtimer", sizeof(struct hrtimer), hr_init, hr_arm,
-	  hr_arm_at, hr_cancel, hr_cancel_sync },
+	  hr_arm_at, hr_cancel, hr_cancel_sync, true, true },
 	{ "delayed_work", sizeof(struct delayed_work), dw_init, dw_arm,
-	  dw_arm_at, dw_cancel, dw_cancel_sync },
-	/* Expiry only: hwtimer on a wheel with a single worker. */
+	  dw_arm_at, dw_cancel, dw_cancel_sync, true, true },
+	{ "hwtimer-abs", sizeof(struct hwtimer_timeout), hw_init, hw_arm_abs,
+	  NULL, hw_cancel, hw_cancel_sync, true, false },
+	{ "hwtimer-abs-nopin", sizeof(struct hwtimer_timeout), hw_init_nopin,
+	  hw_arm_abs, NULL, hw_cancel, hw_cancel_sync, true, false },
 	{ "hwtimer-1worker", sizeof(struct hwtimer_timeout), hw_init, NULL,
-	  hw1_arm_at, hw_cancel, hw_cancel_sync },
+	  hw1_arm_at, hw_cancel, hw_cancel_sync, false, true },
 };
 
-/* Peers of the arm+cancel runs: all but the last. */
-#define BENCH_NPEERS	(ARRAY_SIZE(peers) - 1)
+#define BENCH_NPEERS	ARRAY_SIZE(peers)
 
 /* One result line; @x10 is the value times ten (one decimal printed). */
 static void emit(const char *section, const char *metric, const char *peer,
@@ -334,12 +358,14 @@ static unsigned long *pair_jif;
  * @pobj: the pair objects, @pairs of them
  * @nbg: background objects armed so far
  * @best: fastest pass at the current population, ns for all pairs
+ * @ready: the pair objects are initialised
  */
 struct peer_run {
 	void *bg;
 	void *pobj;
 	unsigned long nbg;
 	u64 best;
+	bool ready;
 };
 
 /* One pass of arm+cancel over @pairs objects: elapsed ns. */
@@ -348,6 +374,7 @@ static u64 time_pairs(const struct bench_peer *pp, void *pobj)
 	unsigned int i;
 	u64 t0;
 
+	pair_base = ktime_get_ns();
 	t0 = ktime_get_ns();
 	for (i = 0; i < pairs; i++) {
 		void *p = obj(pobj, pp->size, i);
@@ -365,6 +392,7 @@ static void grow(const struct bench_peer *pp, struct peer_run *pr,
 	unsigned long from = pr->nbg, slab0 = slab_pages();
 	long d;
 
+	pair_base = ktime_get_ns();
 	for (; pr->nbg < want; pr->nbg++) {
 		void *p = obj(pr->bg, pp->size, pr->nbg);
 		u64 ns = rand_delay();
@@ -391,7 +419,7 @@ static void drop(const struct bench_peer *pp, struct peer_run *pr)
 		if (!(i & BENCH_RESCHED_MASK))
 			cond_resched();
 	}
-	if (pr->pobj)
+	if (pr->ready)
 		for (i = 0; i < pairs; i++)
 			pp->cancel_sync(obj(pr->pobj, pp->size, i));
 	vfree(pr->pobj);
@@ -406,12 +434,15 @@ static int bench_armcancel(void)
 	int ret = -ENOMEM;
 
 	for (p = 0; p < BENCH_NPEERS; p++) {
+		if (!peers[p].armcancel)
+			continue;
 		pr[p].bg = vzalloc(array_size(max_pending, peers[p].size));
 		pr[p].pobj = vzalloc(array_size(pairs, peers[p].size));
 		if (!pr[p].bg || !pr[p].pobj)
 			goto out_drop;
 		for (i = 0; i < pairs; i++)
 			peers[p].init(obj(pr[p].pobj, peers[p].size, i), false);
+		pr[p].ready = true;
 	}
 
 	for (k = 0; k < ARRAY_SIZE(bench_pending); k++) {
@@ -420,20 +451,26 @@ static int bench_armcancel(void)
 		if (want > max_pending)
 			break;
 		for (p = 0; p < BENCH_NPEERS; p++) {
+			if (!peers[p].armcancel)
+				continue;
 			grow(&peers[p], &pr[p], want);
 			pr[p].best = U64_MAX;
 		}
 		for (r = 0; r < reps; r++) {
 			for (i = 0; i < BENCH_NPEERS; i++) {
 				p = (r + i) % BENCH_NPEERS;
+				if (!peers[p].armcancel)
+					continue;
 				pr[p].best = min(pr[p].best,
 						 time_pairs(&peers[p], pr[p].pobj));
 				cond_resched();
 			}
 		}
 		for (p = 0; p < BENCH_NPEERS; p++)
-			emit("armcancel", "ns_per_pair", peers[p].name, want,
-			     div64_u64(pr[p].best * 10, pairs), "ns");
+			if (peers[p].armcancel)
+				emit("armcancel", "ns_per_pair", peers[p].name,
+				     want, div64_u64(pr[p].best * 10, pairs),
+				     "ns");
 	}
 	ret = 0;
 out_drop:
@@ -514,7 +551,7 @@ static void bench_expiry_all(void)
 		best[p].per = U64_MAX;
 	for (r = 0; r < expiry_reps; r++)
 		for (p = 0; p < ARRAY_SIZE(peers); p++)
-			if (!bench_expiry(&peers[p], &res) &&
+			if (peers[p].expiry && !bench_expiry(&peers[p], &res) &&
 			    res.per < best[p].per)
 				best[p] = res;
 	for (p = 0; p < ARRAY_SIZE(peers); p++) {
