@@ -53,7 +53,10 @@ debug | kcsan)
 	frag=$VM_DIR/debug.config
 	[ "$kernel" = kcsan ] && frag=$(kcsan_fragment)
 	say "$kernel kernel: $(debug_kernel_dir "$frag") (built once, then cached)"
-	kdir=$("$VM_DIR/build-kernel.sh" "$frag" 2>"$OUT/build-kernel.log") || {
+	# The same lock as make check: one build per cache directory.
+	mkdir -p "$HWTIMER_CACHE"
+	kdir=$(flock "$HWTIMER_CACHE/.build-kernel.lock" \
+		"$VM_DIR/build-kernel.sh" "$frag" 2>"$OUT/build-kernel.log") || {
 		tail -30 "$OUT/build-kernel.log" >&2
 		exit 1
 	}
