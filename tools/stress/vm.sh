@@ -7,7 +7,7 @@
 #   --kernel  debug (default): tools/vm/debug.config; kcsan: the same with
 #             KASAN swapped for KCSAN (tools/vm/kcsan.config), a second
 #             cached build; stock: Debian's kernel
-#   --soak    stress for SECONDS each (user and kernel), 20000 churn rounds,
+#   --soak    stress for SECONDS each (user and kernel), 10000 churn rounds,
 #             200 unload cycles; without it the make check durations
 #   --conf    "VAR=VALUE ..." overrides of STRESS_SECS, KSTRESS_SECS,
 #             CHURN_ROUNDS, UNLOAD_CYCLES (after --soak's)
@@ -100,7 +100,7 @@ if [ "$soak" != 0 ] || [ -n "$conf" ]; then
 		if [ "$soak" != 0 ]; then
 			echo "STRESS_SECS=$soak"
 			echo "KSTRESS_SECS=$soak"
-			echo "CHURN_ROUNDS=20000"
+			echo "CHURN_ROUNDS=10000"
 			echo "UNLOAD_CYCLES=200"
 		fi
 		for v in $conf; do echo "$v"; done
