@@ -25,8 +25,9 @@
  *    time from the first callback to the last, per expiry. hwtimer runs
  *    twice: with its default pool of workers and with a single worker.
  *
- * hwtimer runs on private wheels ("bench", "bench-1w") with the default
- * tick, so the module's default wheel stays idle for the idle test.
+ * hwtimer runs on private wheels ("bench", "bench-1w", and "bench-abs" and
+ * "bench-nopin" for the diagnostic variants) with the default tick, so the
+ * module's default wheel stays idle for the idle test.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,8 +87,13 @@ static unsigned int fire_target;
 static u64 first_ns, last_ns;
 static DECLARE_COMPLETION(fire_done);
 
-/* Private wheels of the hwtimer peers: default workers, and one worker. */
+/*
+ * Private wheels of the hwtimer peers: default workers, one worker, and one
+ * for each diagnostic variant, so every wheel holds only its own peer's
+ * population.
+ */
 static struct hwtimer_wheel *bench_wheel, *bench_wheel1;
+static struct hwtimer_wheel *wheel_abs, *wheel_nopin;
 
 /* Count one expiry; note the first and the last. Any context. */
 static void note_fire(void)
@@ -273,7 +279,12 @@ static void hw_init_nopin(void *p, bool count)
 
 static void hw_arm_abs(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(bench_wheel, p, pair_base + ns, 0, HWTIMER_ABS);
+	hwtimer_arm(wheel_abs, p, pair_base + ns, 0, HWTIMER_ABS);
+}
+
+static void hw_arm_abs_nopin(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(wheel_nopin, p, pair_base + ns, 0, HWTIMER_ABS);
 }
 
 static void hw_arm(void *p, u64 ns, unsigned long jif)
@@ -313,7 +324,7 @@ static const struct bench_peer peers[] = {
 	{ "hwtimer-abs", sizeof(struct hwtimer_timeout), hw_init, hw_arm_abs,
 	  NULL, hw_cancel, hw_cancel_sync, true, false },
 	{ "hwtimer-abs-nopin", sizeof(struct hwtimer_timeout), hw_init_nopin,
-	  hw_arm_abs, NULL, hw_cancel, hw_cancel_sync, true, false },
+	  hw_arm_abs_nopin, NULL, hw_cancel, hw_cancel_sync, true, false },
 	{ "hwtimer-1worker", sizeof(struct hwtimer_timeout), hw_init, NULL,
 	  hw1_arm_at, hw_cancel, hw_cancel_sync, false, true },
 };
@@ -629,6 +640,8 @@ static int __init hwtimer_bench_init(void)
 {
 	struct hwtimer_wheel_params wp = { .name = "bench" };
 	struct hwtimer_wheel_params wp1 = { .name = "bench-1w", .workers = 1 };
+	struct hwtimer_wheel_params wpa = { .name = "bench-abs" };
+	struct hwtimer_wheel_params wpn = { .name = "bench-nopin" };
 	unsigned int i;
 	int ret = -ENOMEM;
 
@@ -652,6 +665,16 @@ static int __init hwtimer_bench_init(void)
 		ret = PTR_ERR(bench_wheel1);
 		goto err_destroy_wheel;
 	}
+	wheel_abs = hwtimer_wheel_create(&wpa);
+	if (IS_ERR(wheel_abs)) {
+		ret = PTR_ERR(wheel_abs);
+		goto err_destroy_wheel1;
+	}
+	wheel_nopin = hwtimer_wheel_create(&wpn);
+	if (IS_ERR(wheel_nopin)) {
+		ret = PTR_ERR(wheel_nopin);
+		goto err_destroy_wheel_abs;
+	}
 
 	pr_info("start: pairs %u reps %u max_pending %lu expiry_n %u expiry_reps %u HZ %d\n",
 		pairs, reps, max_pending, expiry_n, expiry_reps, HZ);
@@ -665,12 +688,18 @@ static int __init hwtimer_bench_init(void)
 	bench_expiry_all();
 	pr_info("done\n");
 
+	hwtimer_wheel_destroy(wheel_nopin);
+	hwtimer_wheel_destroy(wheel_abs);
 	hwtimer_wheel_destroy(bench_wheel1);
 	hwtimer_wheel_destroy(bench_wheel);
 	kvfree(pair_jif);
 	kvfree(pair_ns);
 	return 0;
 
+err_destroy_wheel_abs:
+	hwtimer_wheel_destroy(wheel_abs);
+err_destroy_wheel1:
+	hwtimer_wheel_destroy(bench_wheel1);
 err_destroy_wheel:
 	hwtimer_wheel_destroy(bench_wheel);
 err_free:
