@@ -106,7 +106,6 @@ struct hwtimer_stats {
  * @deadline_ns: current deadline on the wheel's clock
  * @period_ns: period, or 0 for a one-shot
  * @overruns: periods missed before the current callback run
- * @runner: worker task running the callback, or NULL
  * @state: internal state, under the wheel's lock
  * @flags: flags given to hwtimer_timeout_init()
  *
@@ -120,7 +119,6 @@ struct hwtimer_timeout {
 	u64 deadline_ns;
 	u64 period_ns;
 	u64 overruns;
-	struct task_struct *runner;
 	u16 state;
 	u16 flags;
 };

@@ -704,7 +704,6 @@ static struct hwtimer_timeout *take_ready(struct hwtimer_worker *wk)
 	wk->period = t->period_ns;
 	wk->rearmed = false;
 	wk->norearm = false;
-	t->runner = current;
 	now = wheel_now(w);
 	late = now > t->deadline_ns ? now - t->deadline_ns : 0;
 	t->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
