@@ -197,8 +197,11 @@ static void settle(struct kitem *it)
 	}
 	f = atomic_read(&it->fires);
 	if (!it->period) {
-		if (it->cancelled && f) {
+		if (it->cancelled && f > it->tight_mods) {
 			atomic64_inc(&n_after);
+		} else if (it->cancelled && f) {
+			/* Fired, then a tight modify armed it again. */
+			atomic64_inc(&n_mod_raced);
 		} else if (!it->cancelled && !f) {
 			atomic64_inc(&n_lost);
 		} else if (f > 1 && f <= 1 + it->tight_mods) {
