@@ -172,6 +172,18 @@ static inline u64 hwtimer_overruns(const struct hwtimer_timeout *t)
 }
 
 /**
+ * hwtimer_period() - period of a timeout
+ * @t: the timeout
+ *
+ * Context: any; stable while @t is armed (only an arm sets it).
+ * Return: the period in ns given to the last hwtimer_arm(), 0 for a one-shot.
+ */
+static inline u64 hwtimer_period(const struct hwtimer_timeout *t)
+{
+	return t->period_ns;
+}
+
+/**
  * hwtimer_deadline() - deadline of the run in progress or pending
  * @t: the timeout
  *

@@ -96,10 +96,8 @@ struct hwt_ctx {
  * struct hwt_timer - a timeout of a context
  * @t: the hwtimer timeout
  * @ctx: owning context
- * @wheel: wheel it is armed on
  * @node: link on @ctx->events while queued, or on a reap list once dead
  * @ev: the record read() returns; filled by the callback
- * @period_ns: period, 0 for a one-shot
  * @linked: findable by id in @ctx->timers
  * @queued: @ev is on @ctx->events
  * @fired: one-shot whose callback has run
@@ -108,10 +106,8 @@ struct hwt_ctx {
 struct hwt_timer {
 	struct hwtimer_timeout t;
 	struct hwt_ctx *ctx;
-	struct hwtimer_wheel *wheel;
 	struct list_head node;
 	struct hwtimer_event ev;
-	u64 period_ns;
 	bool linked;
 	bool queued;
 	bool fired;
@@ -194,8 +190,8 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	if (ht->dead || !ht->linked)
 		goto out_unlock;
 	/* The latest of the expiries this run covers, as the record says. */
-	ht->ev.deadline_ns = hwtimer_deadline(t) + overruns * ht->period_ns;
-	ht->ev.fire_ns = hwtimer_wheel_now(ht->wheel);
+	ht->ev.deadline_ns = hwtimer_deadline(t) + overruns * hwtimer_period(t);
+	ht->ev.fire_ns = hwtimer_wheel_now(clock_wheel(ht->ev.clock));
 	ctx->fired += 1 + overruns;
 	if (ht->queued) {
 		ht->ev.overruns += 1 + overruns;
@@ -205,7 +201,7 @@ static void hwt_fire(struct hwtimer_timeout *t)
 		list_add_tail(&ht->node, &ctx->events);
 		ctx->queued++;
 	}
-	if (!ht->period_ns && !ht->fired) {
+	if (!hwtimer_period(&ht->t) && !ht->fired) {
 		ht->fired = true;
 		ctx->pending--;
 	}
@@ -272,8 +268,6 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 		goto err_unreserve;
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
 	ht->ctx = ctx;
-	ht->wheel = w;
-	ht->period_ns = req->period_ns;
 	ht->ev.cookie = req->cookie;
 	ht->ev.clock = req->clock;
 	INIT_LIST_HEAD(&ht->node);
@@ -326,7 +320,7 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 		return 0;
 	}
 	r = hwtimer_cancel(&ht->t);
-	if (!ht->period_ns && r != HWTIMER_CANCELLED) {
+	if (!hwtimer_period(&ht->t) && r != HWTIMER_CANCELLED) {
 		/* Its callback is running and will queue the record. */
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
@@ -352,7 +346,7 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	if (!ht->period_ns) {
+	if (!hwtimer_period(&ht->t)) {
 		/*
 		 * A one-shot is moved only while it is certainly pending:
 		 * modifying it once its callback started would fire it twice.
@@ -362,7 +356,8 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 			*result = HWTIMER_RESULT_FIRED;
 			return 0;
 		}
-		r = hwtimer_arm(ht->wheel, &ht->t, deadline, 0, arm_flags(flags));
+		r = hwtimer_arm(clock_wheel(ht->ev.clock), &ht->t, deadline, 0,
+				arm_flags(flags));
 		if (WARN_ON_ONCE(r)) {
 			/* Cannot fail for a timeout just cancelled; be safe. */
 			ht->fired = true;
@@ -670,7 +665,7 @@ static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
 		ht->queued = false;
 		ctx->queued--;
 		ctx->read++;
-		if (!ht->period_ns && ht->linked)
+		if (!hwtimer_period(&ht->t) && ht->linked)
 			unlink_timer(ht, reap);
 		out[n++] = ht->ev;
 		ht->ev.overruns = 0;
