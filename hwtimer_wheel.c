@@ -180,7 +180,11 @@ static void clear_slot(struct hwtimer_wc *wc, unsigned int idx)
 		wc->levels &= ~BIT(lvl);
 }
 
-/* Take @e, which is in the wheel, out of its slot or the due list. */
+/*
+ * Take @e, which is in the wheel, out of its slot or the due list. An entry
+ * collected onto the due list by an advance may still carry its old slot
+ * number: clearing that slot when its list is empty is then a no-op.
+ */
 static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 {
 	unsigned int idx = e->idx;
@@ -266,34 +270,44 @@ static void collect_slots(struct hwtimer_wc *wc, unsigned int lvl, u64 mask,
 }
 
 /**
- * hwtimer_wc_advance() - move the wheel to a new time, handing out what is due
+ * hwtimer_wc_advance_max() - move the wheel to a new time, handing out at
+ *	most a bounded amount of what is due
  * @wc: the wheel
  * @now_ns: current time in ns; an earlier time than the wheel's moves nothing
  * @expired: list to append due entries to (linked by their node), in no
  *	particular order; they are no longer in the wheel
+ * @max: most entries to look at (hand out or cascade) in this call
  *
- * Costs O(levels) plus O(1) per entry handed out or cascaded, however far
- * time jumps.
+ * The slots whose range has begun are emptied onto the due list at once,
+ * O(levels) however far time jumps; their entries are then handed out or
+ * cascaded one by one, up to @max of them. What is left stays on the due
+ * list, still in the wheel (cancel takes it out as usual), and
+ * hwtimer_wc_next_expiry() reports the current tick until a later call has
+ * processed it. A caller holding a lock with interrupts off can thus bound
+ * the time it holds it by calling again with the lock dropped in between.
  *
  * Context: caller serialises all calls on @wc.
  * Return: number of entries appended to @expired.
  */
-u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
-		       struct list_head *expired)
+u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
+			   struct list_head *expired, u64 max)
 {
 	u64 now = div_u64(now_ns, wc->tick_ns);
-	struct hwtimer_wc_entry *e, *tmp;
+	struct hwtimer_wc_entry *e;
 	u64 n = 0;
-	LIST_HEAD(todo);
 
-	list_splice_tail_init(&wc->due, &todo);
 	if (now > wc->now) {
 		unsigned int lvl;
 
 		for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++) {
 			u64 mask = passed_slots(wc->now, now, lvl);
 
-			collect_slots(wc, lvl, mask, &todo);
+			/*
+			 * The entries keep their old slot number until they are
+			 * looked at; detach_entry() copes with that (the slot's
+			 * list is empty or holds others).
+			 */
+			collect_slots(wc, lvl, mask, &wc->due);
 			/*
 			 * A level whose window still holds the new time leaves
 			 * every higher level's window (and digit) unchanged.
@@ -304,7 +318,8 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 		wc->now = now;
 	}
 
-	list_for_each_entry_safe(e, tmp, &todo, node) {
+	while (max-- && !list_empty(&wc->due)) {
+		e = list_first_entry(&wc->due, struct hwtimer_wc_entry, node);
 		list_del(&e->node);
 		if (e->expires <= wc->now) {
 			e->idx = HWTIMER_WC_IDLE;
@@ -316,6 +331,26 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 	}
 	wc->count -= n;
 	return n;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance_max, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_advance() - move the wheel to a new time, handing out what is due
+ * @wc: the wheel
+ * @now_ns: current time in ns; an earlier time than the wheel's moves nothing
+ * @expired: list to append due entries to (linked by their node), in no
+ *	particular order; they are no longer in the wheel
+ *
+ * hwtimer_wc_advance_max() without a bound: costs O(levels) plus O(1) per
+ * entry handed out or cascaded.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: number of entries appended to @expired.
+ */
+u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
+		       struct list_head *expired)
+{
+	return hwtimer_wc_advance_max(wc, now_ns, expired, U64_MAX);
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
 

@@ -50,7 +50,8 @@ struct hwtimer_wc_entry {
  * @count: entries in the wheel (slots and due list)
  * @levels: bit L set when level L has an occupied slot
  * @occupied: per level, bit S set when slot S's list is not empty
- * @due: entries armed at or before @now, handed out by the next advance
+ * @due: entries armed at or before @now, or collected from slots whose
+ *	range has begun, that the next advance hands out or cascades
  * @slot_min: per slot, a lower bound of its entries' deadlines (exact until
  *	an entry is cancelled; reset when the slot empties)
  * @slots: the slot lists
@@ -75,6 +76,8 @@ void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e);
 u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 		       struct list_head *expired);
+u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
+			   struct list_head *expired, u64 max);
 bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick);
 u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list);
 

@@ -282,15 +282,32 @@ static inline u64 wm_pick_time(struct wm_state *st)
 	return wm_add(st->now, wm_rand(st) >> (wm_rand(st) % 64));
 }
 
+/*
+ * Advance to a random time; a quarter of the advances are bounded to a few
+ * entries per call and repeated at the same time until the due list is empty.
+ */
 static inline int wm_advance(struct wm_state *st)
 {
 	LIST_HEAD(out);
 	u64 t = wm_pick_time(st);
+	u64 max = wm_rand(st) % 4 ? U64_MAX : 1 + wm_rand(st) % 8;
 	u64 n;
 
 	if (t > st->now)
 		st->now = t;
-	n = hwtimer_wc_advance(st->wc, t, &out);
+	n = hwtimer_wc_advance_max(st->wc, t, &out, max);
+	while (!list_empty(&st->wc->due)) {
+		u32 i = wm_rand(st) % st->nitems;
+		u64 next;
+
+		if (!hwtimer_wc_next_expiry(st->wc, &next) || next != st->wc->now)
+			return WM_FAIL(st, "work left on the due list but next expiry is not now");
+		/* Cancel between two bounded calls; skip what was handed out. */
+		if (st->items[i].armed &&
+		    hwtimer_wc_entry_pending(&st->items[i].e) && wm_cancel(st, i))
+			return -1;
+		n += hwtimer_wc_advance_max(st->wc, t, &out, max);
+	}
 	return wm_check_fired(st, &out, n);
 }
 
