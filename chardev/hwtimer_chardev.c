@@ -98,6 +98,8 @@ struct hwt_ctx {
  * @ctx: owning context
  * @node: link on @ctx->events while queued, or on a reap list once dead
  * @ev: the record read() returns; filled by the callback
+ * @pins: MODIFY calls waiting on the timer outside the lock; a timer
+ *	that dies while pinned is reaped by the last of them
  * @linked: findable by id in @ctx->timers
  * @queued: @ev is on @ctx->events
  * @fired: one-shot whose callback has run
@@ -108,6 +110,7 @@ struct hwt_timer {
 	struct hwt_ctx *ctx;
 	struct list_head node;
 	struct hwtimer_event ev;
+	unsigned int pins;
 	bool linked;
 	bool queued;
 	bool fired;
@@ -152,6 +155,19 @@ static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
 	return ht;
 }
 
+/*
+ * Neither linked nor queued any more: hand the timer to @reap, unless a
+ * MODIFY holds it pinned. Caller holds ctx->wqh.lock.
+ */
+static void kill_timer(struct hwt_timer *ht, struct list_head *reap)
+{
+	lockdep_assert_held(&ht->ctx->wqh.lock);
+	ht->dead = true;
+	ht->ctx->live--;
+	if (!ht->pins)
+		list_add_tail(&ht->node, reap);
+}
+
 /* Drop the timer from the id index. Caller holds ctx->wqh.lock. */
 static void unlink_timer(struct hwt_timer *ht, struct list_head *reap)
 {
@@ -161,11 +177,8 @@ static void unlink_timer(struct hwt_timer *ht, struct list_head *reap)
 	xa_erase(&ctx->timers, (u32)ht->ev.id);
 	ht->linked = false;
 	ht->ev.flags |= HWTIMER_EVENT_LAST;
-	if (!ht->queued) {
-		ht->dead = true;
-		ctx->live--;
-		list_add_tail(&ht->node, reap);
-	}
+	if (!ht->queued)
+		kill_timer(ht, reap);
 }
 
 /* Free dead timers once no callback can run on them. May sleep. */
@@ -332,11 +345,21 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 	return 0;
 }
 
-/* Move by id; sets *result. Caller holds ctx->wqh.lock. */
+/*
+ * Move by id; sets *result. Caller holds ctx->wqh.lock, which is dropped
+ * and taken again while waiting for a running periodic callback.
+ *
+ * A timeout is moved by cancel and arm, never by hwtimer_modify(): that
+ * re-arms a timeout whose callback is running, and the callback would then
+ * report the new deadline for the expiry it is serving. A one-shot whose
+ * callback started has fired. A periodic one whose callback runs is
+ * stopped, waited for, and armed again at the new deadline.
+ */
 static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
-			    u32 flags, u32 *result)
+			    u32 flags, u32 *result, struct list_head *reap)
 {
 	struct hwt_timer *ht = lookup(ctx, id);
+	u64 period;
 	int r;
 
 	lockdep_assert_held(&ctx->wqh.lock);
@@ -346,28 +369,30 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	if (!hwtimer_period(&ht->t)) {
-		/*
-		 * A one-shot is moved only while it is certainly pending:
-		 * modifying it once its callback started would fire it twice.
-		 */
-		r = hwtimer_cancel(&ht->t);
-		if (r != HWTIMER_CANCELLED) {
-			*result = HWTIMER_RESULT_FIRED;
-			return 0;
-		}
-		r = hwtimer_arm(clock_wheel(ht->ev.clock), &ht->t, deadline, 0,
-				arm_flags(flags));
-		if (WARN_ON_ONCE(r)) {
-			/* Cannot fail for a timeout just cancelled; be safe. */
-			ht->fired = true;
-			ctx->pending--;
-			return r;
-		}
-	} else {
-		r = hwtimer_modify(&ht->t, deadline, arm_flags(flags));
-		if (r)
-			return r;
+	period = hwtimer_period(&ht->t);
+	while ((r = hwtimer_cancel(&ht->t)) == HWTIMER_RUNNING && period) {
+		ht->pins++;
+		spin_unlock(&ctx->wqh.lock);
+		hwtimer_cancel_sync(&ht->t);
+		spin_lock(&ctx->wqh.lock);
+		if (!--ht->pins && ht->dead)
+			list_add_tail(&ht->node, reap);
+		if (!ht->linked)
+			return -ENOENT;	/* cancelled meanwhile */
+		/* Cancel again: a concurrent MODIFY may have armed it. */
+	}
+	if (!period && r != HWTIMER_CANCELLED) {
+		/* Its callback started: it fired and will queue the record. */
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	r = hwtimer_arm(clock_wheel(ht->ev.clock), &ht->t, deadline, period,
+			arm_flags(flags));
+	if (r) {
+		/* Stopped and not armed again: the timeout is gone. */
+		ctx->pending--;
+		unlink_timer(ht, reap);
+		return r;
 	}
 	*result = HWTIMER_RESULT_MODIFIED;
 	return 0;
@@ -388,13 +413,15 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 		     u32 *result)
 {
+	LIST_HEAD(reap);
 	int ret;
 
 	if (check_deadline_flags(flags))
 		return -EINVAL;
 	spin_lock(&ctx->wqh.lock);
-	ret = do_modify_locked(ctx, id, deadline, flags, result);
+	ret = do_modify_locked(ctx, id, deadline, flags, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
+	reap_timers(&reap);
 	return ret;
 }
 
@@ -669,11 +696,8 @@ static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
 			unlink_timer(ht, reap);
 		out[n++] = ht->ev;
 		ht->ev.overruns = 0;
-		if (!ht->linked && !ht->dead) {
-			ht->dead = true;
-			ctx->live--;
-			list_add_tail(&ht->node, reap);
-		}
+		if (!ht->linked && !ht->dead)
+			kill_timer(ht, reap);
 	}
 	return n;
 }
