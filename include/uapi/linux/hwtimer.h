@@ -111,7 +111,9 @@ struct hwtimer_cancel_req {
  * @result: out: %HWTIMER_RESULT_MODIFIED or %HWTIMER_RESULT_FIRED
  * @reserved: in: must be 0; out: 0
  *
- * A periodic timeout keeps its period, counted from the new deadline.
+ * A periodic timeout keeps its period, counted from the new deadline; if
+ * its callback is running, MODIFY waits for it. Should arming at the new
+ * deadline fail (ENOSPC from the wheel), the timeout is gone.
  */
 struct hwtimer_modify_req {
 	__u64 id;
