@@ -620,30 +620,45 @@ static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 }
 
 /*
- * Advance the wheel to now, make what is due ready and re-arm the hrtimer.
- * Return: number of timeouts made ready.
+ * Entries the tick thread hands out or cascades per hold of the wheel lock:
+ * bounds how long interrupts stay off when many timeouts come due at once.
  */
-static u64 advance(struct hwtimer_wheel *w)
+#define HWTIMER_ADVANCE_BATCH	256
+
+/*
+ * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries, make
+ * what is due ready and, once nothing due is left, re-arm the hrtimer.
+ * Return: true when due entries are left for another call.
+ */
+static bool advance(struct hwtimer_wheel *w, u64 *n)
 {
 	unsigned long irqflags;
 	LIST_HEAD(due);
-	u64 n, tick;
+	bool more;
+	u64 tick;
 
 	raw_spin_lock_irqsave(&w->lock, irqflags);
 	w->hrt_next = U64_MAX;
-	n = hwtimer_wc_advance(&w->wc, wheel_now(w), &due);
+	*n = hwtimer_wc_advance_max(&w->wc, wheel_now(w), &due,
+				    HWTIMER_ADVANCE_BATCH);
 	list_splice_tail(&due, &w->ready);
-	if (hwtimer_wc_next_expiry(&w->wc, &tick))
-		program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
-	else
+	if (!hwtimer_wc_next_expiry(&w->wc, &tick)) {
+		more = false;
 		hrtimer_try_to_cancel(&w->hrt);
+	} else {
+		/* Only entries left on the due list are at the current tick. */
+		more = tick <= w->wc.now;
+		if (!more)
+			program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
+	}
 	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	return n;
+	return more;
 }
 
 static int tick_fn(void *arg)
 {
 	struct hwtimer_wheel *w = arg;
+	bool more;
 	u64 n;
 
 	for (;;) {
@@ -656,9 +671,15 @@ static int tick_fn(void *arg)
 		}
 		__set_current_state(TASK_RUNNING);
 		WRITE_ONCE(w->kicked, false);
-		n = advance(w);
-		if (n)
-			wake_up_nr(&w->work_wq, min_t(u64, n, w->nworkers));
+		do {
+			more = advance(w, &n);
+			/* Workers start on each batch while the next is cut. */
+			if (n)
+				wake_up_nr(&w->work_wq,
+					   min_t(u64, n, w->nworkers));
+			if (more)
+				cond_resched();
+		} while (more);
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;

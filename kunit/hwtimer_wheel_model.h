@@ -8,6 +8,10 @@
  * operations. The includer provides: the wheel's header, u64 and friends,
  * snprintf(), and the storage (see struct wm_state).
  *
+ * The includer may define WM_YIELD() to let others run between operations
+ * (the kernel build uses cond_resched(): the long runs would otherwise stall
+ * RCU on a non-preemptible kernel).
+ *
  * The model is a list of the armed entries sorted by nanosecond deadline and
  * a clock that only moves forward. An entry is due once the model's time,
  * rounded down to a whole tick, has reached its deadline: the wheel's rule,
@@ -64,6 +68,10 @@ struct wm_state {
 	u64 inexact;
 	char err[160];
 };
+
+#ifndef WM_YIELD
+#define WM_YIELD() do { } while (0)
+#endif
 
 #define WM_FAIL(st, ...) ({ \
 	snprintf((st)->err, sizeof((st)->err), __VA_ARGS__); -1; })
@@ -384,9 +392,12 @@ static inline int wm_run(struct wm_state *st, u64 seed, u64 ops, u64 round)
 		u64 j;
 
 		wm_reset(st, tick, start);
-		for (j = 0; j < round && done < ops; j++, done++)
+		for (j = 0; j < round && done < ops; j++, done++) {
 			if (wm_step(st))
 				return -1;
+			if (!(j & 1023))
+				WM_YIELD();
+		}
 		if (wm_drain(st))
 			return -1;
 	}
