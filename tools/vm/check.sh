@@ -108,8 +108,22 @@ run_vm() {
 	# A VM that ended abnormally is a failure even if its log looks fine.
 	if [ "$rc" != 0 ]; then
 		python3 "$RESULTS" fail "vm-$name-exit" "$CHECK/vm-$name-exit" \
-			"qemu for $name ended with status $rc" >/dev/null
+			"qemu for $name ended with status $rc" >/dev/null || true
 	fi
+	return 0
+}
+
+# If anything above fails unexpectedly, still end with the summary line,
+# counting the abort itself as a failure.
+on_exit() {
+	local rc=$?
+	[ -f "$CHECK/summary.txt" ] && return
+	[ -d "$CHECK" ] || return
+	say "check.sh stopped early (status $rc)"
+	python3 "$RESULTS" fail aborted "$CHECK/aborted" \
+		"check.sh stopped early (status $rc)" >/dev/null || true
+	python3 "$RESULTS" total "$CHECK" || true
+	exit 1
 }
 
 main() {
@@ -122,6 +136,7 @@ main() {
 	}
 	rm -rf "$CHECK"
 	mkdir -p "$CHECK"
+	trap on_exit EXIT
 	say "installing missing packages (if any)"
 	"$VM_DIR/deps.sh"
 
@@ -153,10 +168,14 @@ main() {
 		. "$hook"
 	done
 
-	[ "$kdbg" = 1 ] && run_vm debug "$dbg/arch/x86/boot/bzImage" \
-		"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
-	[ "$kstock" = 1 ] && run_vm stock "/boot/vmlinuz-$stock" \
-		"$TOP/build/mod-stock" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
+	if [ "$kdbg" = 1 ]; then
+		run_vm debug "$dbg/arch/x86/boot/bzImage" \
+			"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
+	fi
+	if [ "$kstock" = 1 ]; then
+		run_vm stock "/boot/vmlinuz-$stock" \
+			"$TOP/build/mod-stock" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
+	fi
 
 	say "logs and TAP/KTAP extracts are in build/check/"
 	python3 "$RESULTS" total "$CHECK"
