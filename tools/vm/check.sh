@@ -141,7 +141,13 @@ main() {
 	"$VM_DIR/deps.sh"
 
 	local dbg="" stock kdbg=0 kstock=0
-	say "debug kernel: $(debug_kernel_dir "$VM_DIR/debug.config") (cached)"
+	local kd
+	kd=$(debug_kernel_dir "$VM_DIR/debug.config")
+	if [ -f "$kd/.done" ]; then
+		say "debug kernel: $kd (cached)"
+	else
+		say "debug kernel: building $kd (about 8 minutes on 2 idle cores)"
+	fi
 	# The lock keeps concurrent runs (other work trees, make demo) from
 	# building into, or deleting, the same cache directory at once.
 	mkdir -p "$HWTIMER_CACHE"
