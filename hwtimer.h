@@ -133,6 +133,7 @@ void hwtimer_wheel_destroy(struct hwtimer_wheel *w);
 void hwtimer_wheel_get_stats(struct hwtimer_wheel *w, struct hwtimer_stats *st);
 u64 hwtimer_wheel_now(struct hwtimer_wheel *w);
 u64 hwtimer_wheel_tick_ns(struct hwtimer_wheel *w);
+u32 hwtimer_wheel_clock(struct hwtimer_wheel *w);
 
 void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
 			    u32 flags, struct module *owner);

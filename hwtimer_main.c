@@ -1143,6 +1143,19 @@ u64 hwtimer_wheel_tick_ns(struct hwtimer_wheel *w)
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
 
+/**
+ * hwtimer_wheel_clock() - clock a wheel runs on
+ * @w: the wheel
+ *
+ * Context: any.
+ * Return: an &enum hwtimer_clock.
+ */
+u32 hwtimer_wheel_clock(struct hwtimer_wheel *w)
+{
+	return w->clock;
+}
+EXPORT_SYMBOL_GPL(hwtimer_wheel_clock);
+
 static int __init hwtimer_init(void)
 {
 	struct hwtimer_wheel_params p = {

@@ -120,16 +120,21 @@ struct hwt_timer {
 /* Hands out a generation per context open and per index wrap. */
 static atomic_t hwt_gen = ATOMIC_INIT(0);
 static struct kmem_cache *hwt_cache;
-/* Wheel of CLOCK_BOOTTIME timeouts; CLOCK_MONOTONIC uses the default. */
-static struct hwtimer_wheel *hwt_boot_wheel;
+/*
+ * Wheels of the two clocks, by enum hwtimer_clock: the default wheel for its
+ * own clock (CLOCK_MONOTONIC unless the module's clock parameter says
+ * otherwise), a private one (hwt_own_wheel) for the other.
+ */
+static struct hwtimer_wheel *hwt_wheels[2];
+static struct hwtimer_wheel *hwt_own_wheel;
 
 static struct hwtimer_wheel *clock_wheel(u32 clock)
 {
 	switch (clock) {
 	case CLOCK_MONOTONIC:
-		return hwtimer_default_wheel();
+		return hwt_wheels[HWTIMER_CLOCK_MONOTONIC];
 	case CLOCK_BOOTTIME:
-		return hwt_boot_wheel;
+		return hwt_wheels[HWTIMER_CLOCK_BOOTTIME];
 	default:
 		return NULL;
 	}
@@ -849,17 +854,21 @@ static struct miscdevice hwt_misc = {
 };
 
 /**
- * hwtimer_chardev_init() - create the boottime wheel and /dev/hwtimer
+ * hwtimer_chardev_init() - create the other clock's wheel and /dev/hwtimer
  *
  * Context: module init, after the default wheel exists.
  * Return: 0 or a negative errno.
  */
 int hwtimer_chardev_init(void)
 {
+	struct hwtimer_wheel *def = hwtimer_default_wheel();
+	u32 other = hwtimer_wheel_clock(def) == HWTIMER_CLOCK_BOOTTIME ?
+		HWTIMER_CLOCK_MONOTONIC : HWTIMER_CLOCK_BOOTTIME;
 	struct hwtimer_wheel_params p = {
-		.name = "chardev-boottime",
-		.tick_ns = hwtimer_wheel_tick_ns(hwtimer_default_wheel()),
-		.clock = HWTIMER_CLOCK_BOOTTIME,
+		.name = other == HWTIMER_CLOCK_BOOTTIME ? "chardev-boottime" :
+			"chardev-monotonic",
+		.tick_ns = hwtimer_wheel_tick_ns(def),
+		.clock = other,
 	};
 	int ret;
 
@@ -868,31 +877,28 @@ int hwtimer_chardev_init(void)
 	hwt_cache = KMEM_CACHE(hwt_timer, SLAB_ACCOUNT);
 	if (!hwt_cache)
 		return -ENOMEM;
-	hwt_boot_wheel = hwtimer_wheel_create(&p);
-	if (IS_ERR(hwt_boot_wheel)) {
-		ret = PTR_ERR(hwt_boot_wheel);
+	hwt_own_wheel = hwtimer_wheel_create(&p);
+	if (IS_ERR(hwt_own_wheel)) {
+		ret = PTR_ERR(hwt_own_wheel);
 		goto err_destroy_cache;
 	}
+	hwt_wheels[other] = hwt_own_wheel;
+	hwt_wheels[hwtimer_wheel_clock(def)] = def;
 	ret = misc_register(&hwt_misc);
 	if (ret)
 		goto err_destroy_wheel;
 	return 0;
 
 err_destroy_wheel:
-	hwtimer_wheel_destroy(hwt_boot_wheel);
+	hwtimer_wheel_destroy(hwt_own_wheel);
 err_destroy_cache:
 	kmem_cache_destroy(hwt_cache);
 	return ret;
 }
 
-/**
- * hwtimer_chardev_exit() - remove /dev/hwtimer and the boottime wheel
- *
- * Context: module exit; no context is open (each pins the module).
- */
 void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
-	hwtimer_wheel_destroy(hwt_boot_wheel);
+	hwtimer_wheel_destroy(hwt_own_wheel);
 	kmem_cache_destroy(hwt_cache);
 }
