@@ -76,6 +76,19 @@
 #define HWT_QUEUED	0x1	/* pending: in the wheel or on the ready list */
 #define HWT_PARKED	0x2	/* pending, parked on the worker running it */
 
+/* Owner modules a wheel pins with one reference each; see pin_get(). */
+#define HWTIMER_PIN_SLOTS	4
+
+/**
+ * struct hwtimer_pin - one module reference held for many timeouts
+ * @mod: the owner module, NULL when the slot is free
+ * @count: pending or running timeouts of @mod on the wheel using this slot
+ */
+struct hwtimer_pin {
+	struct module *mod;
+	unsigned long count;
+};
+
 /**
  * struct hwtimer_worker - one callback kthread of a wheel
  * @w: the wheel
@@ -112,6 +125,7 @@ struct hwtimer_worker {
  * @stopped: hwtimer_wheel_stop() was called: arms are refused
  * @nrunning: callbacks running now
  * @stats: counters; pending and hrtimer_fires are filled in on read
+ * @pins: owner modules pinned for many timeouts at once
  * @hrt_fires: times @hrt fired (written only by its callback)
  * @kicked: the hrtimer fired since the tick thread last advanced
  * @hrt: the tickless hrtimer driving the wheel
@@ -137,6 +151,7 @@ struct hwtimer_wheel {
 	bool stopped;
 	unsigned int nrunning;
 	struct hwtimer_stats stats;
+	struct hwtimer_pin pins[HWTIMER_PIN_SLOTS];
 	atomic64_t hrt_fires;
 	bool kicked;
 	struct hrtimer hrt;
@@ -184,17 +199,58 @@ static u64 wheel_now(const struct hwtimer_wheel *w)
 	return ktime_get_ns();
 }
 
-static bool pin_get(struct module *owner)
+/*
+ * Pin @owner for one more pending or running timeout of @w. A wheel holds
+ * one module reference per owner for all of that owner's timeouts, counted
+ * in @w->pins under the wheel lock, so arming and cancelling do no atomic
+ * operation on the module's refcount; when every slot is taken by other
+ * owners, the timeout takes a reference of its own. pin_put() drops the
+ * slot's count first and a reference of the timeout's own otherwise, so
+ * while an owner has P timeouts pinned on @w, P = slot count + references
+ * of their own, and the owner keeps at least one reference while P > 0.
+ * Caller holds w->lock. Return: false if @owner is being unloaded.
+ */
+static bool pin_get(struct hwtimer_wheel *w, struct module *owner)
 {
+	struct hwtimer_pin *p, *free = NULL;
+
+	lockdep_assert_held(&w->lock);
 	if (!owner || owner == THIS_MODULE)
 		return true;
-	return try_module_get(owner);
+	for (p = w->pins; p < w->pins + HWTIMER_PIN_SLOTS; p++) {
+		if (p->mod == owner) {
+			p->count++;
+			return true;
+		}
+		if (!p->mod && !free)
+			free = p;
+	}
+	if (!try_module_get(owner))
+		return false;
+	if (free) {
+		free->mod = owner;
+		free->count = 1;
+	}
+	return true;
 }
 
-static void pin_put(struct module *owner)
+/* Drop one pin of @owner taken by pin_get(). Caller holds w->lock. */
+static void pin_put(struct hwtimer_wheel *w, struct module *owner)
 {
-	if (owner && owner != THIS_MODULE)
-		module_put(owner);
+	struct hwtimer_pin *p;
+
+	lockdep_assert_held(&w->lock);
+	if (!owner || owner == THIS_MODULE)
+		return;
+	for (p = w->pins; p < w->pins + HWTIMER_PIN_SLOTS; p++) {
+		if (p->mod != owner)
+			continue;
+		if (--p->count)
+			return;
+		p->mod = NULL;
+		break;
+	}
+	module_put(owner);
 }
 
 static bool is_pending(const struct hwtimer_timeout *t)
@@ -317,7 +373,7 @@ static int start(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		w->stats.rejected++;
 		return -ENOSPC;
 	}
-	if (!running_on(w, t) && !pin_get(t->owner))
+	if (!running_on(w, t) && !pin_get(w, t->owner))
 		return -ENODEV;
 	t->deadline_ns = deadline;
 	t->period_ns = period;
@@ -500,7 +556,7 @@ static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 		dequeue(w, t);
 		w->stats.cancelled++;
 		if (!wk)
-			pin_put(t->owner);
+			pin_put(w, t->owner);
 		ret = HWTIMER_CANCELLED;
 	}
 	if (wk) {
@@ -692,54 +748,6 @@ static unsigned int lat_bucket(u64 late)
 }
 
 /*
- * Take the first ready timeout that is not running elsewhere and mark it
- * running on @wk. Return: the timeout, or NULL when none is ready.
- */
-static struct hwtimer_timeout *take_ready(struct hwtimer_worker *wk)
-{
-	struct hwtimer_wheel *w = wk->w;
-	struct hwtimer_timeout *t;
-	struct hwtimer_worker *other;
-	unsigned long irqflags;
-	u64 now, late;
-
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	for (;;) {
-		t = list_first_entry_or_null(&w->ready, struct hwtimer_timeout,
-					     entry.node);
-		if (!t)
-			goto out_unlock;
-		list_del_init(&t->entry.node);
-		other = running_on(w, t);
-		if (!other)
-			break;
-		/* Still running its last expiry: the runner queues it again. */
-		t->state |= HWT_PARKED;
-		other->parked = t;
-	}
-	t->state = 0;
-	w->npending--;
-	WRITE_ONCE(w->nrunning, w->nrunning + 1);
-	WRITE_ONCE(wk->cur, t);
-	wk->owner = t->owner;
-	wk->period = t->period_ns;
-	wk->rearmed = false;
-	wk->norearm = false;
-	now = wheel_now(w);
-	late = now > t->deadline_ns ? now - t->deadline_ns : 0;
-	t->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
-	w->stats.fired++;
-	w->stats.lateness[lat_bucket(late)]++;
-	if (late > w->stats.max_lateness_ns)
-		w->stats.max_lateness_ns = late;
-	trace_hwtimer_timeout_expire(w->name, t, t->deadline_ns, now,
-				     t->overruns);
-out_unlock:
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	return t;
-}
-
-/*
  * Re-arm periodic @t for the first period after the ones its last run
  * covered or skipped. Return: false if the next deadline overflows.
  * Caller holds w->lock.
@@ -760,15 +768,14 @@ static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 /*
  * The callback of @wk->cur returned. Touch the timeout only if it is
  * pending again or periodic; else it may already be freed.
+ * Caller holds w->lock. Return: true if done_wq has waiters to wake.
  */
-static void finish(struct hwtimer_worker *wk)
+static bool finish_locked(struct hwtimer_worker *wk)
 {
 	struct hwtimer_wheel *w = wk->w;
 	struct hwtimer_timeout *t = wk->cur;
-	struct module *unpin = NULL;
-	unsigned long irqflags;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
+	lockdep_assert_held(&w->lock);
 	WRITE_ONCE(wk->cur, NULL);
 	WRITE_ONCE(w->nrunning, w->nrunning - 1);
 	if (wk->parked) {
@@ -778,13 +785,68 @@ static void finish(struct hwtimer_worker *wk)
 	} else if (!wk->rearmed &&
 		   !(wk->period && !wk->norearm && !w->stopped &&
 		     rearm_periodic(w, t))) {
-		unpin = wk->owner;
+		pin_put(w, wk->owner);
 	}
 	wk->owner = NULL;
+	return wq_has_sleeper(&w->done_wq);
+}
+
+/*
+ * Finish the callback @wk ran last (when @ran), then, when @take, take the
+ * first ready timeout that is not running elsewhere and mark it running on
+ * @wk: one hold of the wheel lock per expiry. Return: the timeout taken, or
+ * NULL when none is ready.
+ */
+static struct hwtimer_timeout *next_ready(struct hwtimer_worker *wk, bool ran,
+					  bool take)
+{
+	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_timeout *t = NULL;
+	struct hwtimer_worker *other;
+	unsigned long irqflags;
+	bool wake = false;
+	u64 now, late;
+
+	raw_spin_lock_irqsave(&w->lock, irqflags);
+	if (ran)
+		wake = finish_locked(wk);
+	while (take) {
+		t = list_first_entry_or_null(&w->ready, struct hwtimer_timeout,
+					     entry.node);
+		if (!t)
+			goto out_unlock;
+		list_del_init(&t->entry.node);
+		other = running_on(w, t);
+		if (!other)
+			break;
+		/* Still running its last expiry: the runner queues it again. */
+		t->state |= HWT_PARKED;
+		other->parked = t;
+	}
+	if (!t)
+		goto out_unlock;
+	t->state = 0;
+	w->npending--;
+	WRITE_ONCE(w->nrunning, w->nrunning + 1);
+	WRITE_ONCE(wk->cur, t);
+	wk->owner = t->owner;
+	wk->period = t->period_ns;
+	wk->rearmed = false;
+	wk->norearm = false;
+	now = wheel_now(w);
+	late = now > t->deadline_ns ? now - t->deadline_ns : 0;
+	t->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
+	w->stats.fired++;
+	w->stats.lateness[lat_bucket(late)]++;
+	if (late > w->stats.max_lateness_ns)
+		w->stats.max_lateness_ns = late;
+	trace_hwtimer_timeout_expire(w->name, t, t->deadline_ns, now,
+				     t->overruns);
+out_unlock:
 	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	pin_put(unpin);
-	if (wq_has_sleeper(&w->done_wq))
+	if (wake)
 		wake_up_all(&w->done_wq);
+	return t;
 }
 
 static bool worker_should_wake(struct hwtimer_wheel *w)
@@ -798,18 +860,26 @@ static int worker_fn(void *arg)
 	struct hwtimer_worker *wk = arg;
 	struct hwtimer_wheel *w = wk->w;
 	struct hwtimer_timeout *t;
+	bool ran = false;
 
 	while (!kthread_should_stop()) {
-		t = take_ready(wk);
+		t = next_ready(wk, ran, true);
+		ran = t;
 		if (!t) {
 			wait_event_interruptible_exclusive(w->work_wq,
 							   worker_should_wake(w));
 			continue;
 		}
 		t->fn(t);
-		finish(wk);
-		cond_resched();	/* a long ready list must not hog the CPU */
+		if (need_resched()) {
+			/* Finish before yielding: waiters need not wait. */
+			next_ready(wk, true, false);
+			ran = false;
+			cond_resched();
+		}
 	}
+	if (ran)
+		next_ready(wk, true, false);
 	return 0;
 }
 
@@ -1024,7 +1094,7 @@ static void take_all(struct hwtimer_wheel *w, struct list_head *list)
 		if (wk)
 			wk->rearmed = false;	/* the runner drops the pin */
 		else
-			pin_put(t->owner);
+			pin_put(w, t->owner);
 	}
 	w->npending = 0;
 	w->hrt_next = U64_MAX;

@@ -102,7 +102,7 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_init, HWTIMER_WHEEL);
 void hwtimer_wc_entry_init(struct hwtimer_wc_entry *e)
 {
 	INIT_LIST_HEAD(&e->node);
-	e->expires = 0;
+	e->expires_ns = 0;
 	e->idx = HWTIMER_WC_IDLE;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
@@ -147,26 +147,39 @@ static unsigned int calc_level(u64 now, u64 expires)
 }
 
 /*
+ * Has the deadline tick of @e been reached? ceil(ns / tick) <= now exactly
+ * when ns <= now * tick, and now * tick cannot overflow: the wheel's tick
+ * number came from dividing a u64 time by the tick.
+ */
+static bool entry_due(const struct hwtimer_wc *wc,
+		      const struct hwtimer_wc_entry *e)
+{
+	return e->expires_ns <= wc->now * wc->tick_ns;
+}
+
+/*
  * Put @e, not in the wheel, where its deadline belongs relative to the
  * wheel's current tick: on the due list when that has been reached.
  */
 static void enqueue_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 {
 	unsigned int lvl, idx;
+	u64 expires;
 
-	if (e->expires <= wc->now) {
+	if (entry_due(wc, e)) {
 		e->idx = HWTIMER_WC_DUE;
 		list_add_tail(&e->node, &wc->due);
 		return;
 	}
-	lvl = calc_level(wc->now, e->expires);
-	idx = lvl * HWTIMER_WC_LVL_SIZE + LVL_DIGIT(e->expires, lvl);
+	expires = hwtimer_wc_ns_to_tick(wc, e->expires_ns);
+	lvl = calc_level(wc->now, expires);
+	idx = lvl * HWTIMER_WC_LVL_SIZE + LVL_DIGIT(expires, lvl);
 	e->idx = idx;
 	list_add_tail(&e->node, &wc->slots[idx]);
-	wc->occupied[lvl] |= BIT_ULL(LVL_DIGIT(e->expires, lvl));
+	wc->occupied[lvl] |= BIT_ULL(LVL_DIGIT(expires, lvl));
 	wc->levels |= BIT(lvl);
-	if (e->expires < wc->slot_min[idx])
-		wc->slot_min[idx] = e->expires;
+	if (expires < wc->slot_min[idx])
+		wc->slot_min[idx] = expires;
 }
 
 /* Forget that slot @idx holds anything; its list is already empty. */
@@ -209,7 +222,7 @@ static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 		    u64 expires_ns)
 {
-	e->expires = hwtimer_wc_ns_to_tick(wc, expires_ns);
+	e->expires_ns = expires_ns;
 	enqueue_entry(wc, e);
 	wc->count++;
 }
@@ -321,7 +334,7 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	while (max-- && !list_empty(&wc->due)) {
 		e = list_first_entry(&wc->due, struct hwtimer_wc_entry, node);
 		list_del(&e->node);
-		if (e->expires <= wc->now) {
+		if (entry_due(wc, e)) {
 			e->idx = HWTIMER_WC_IDLE;
 			list_add_tail(&e->node, expired);
 			n++;

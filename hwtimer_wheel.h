@@ -32,15 +32,20 @@
 /**
  * struct hwtimer_wc_entry - one timeout as the wheel sees it
  * @node: link in a slot list, the due list, or the caller's expired list
- * @expires: deadline in ticks (the nanosecond deadline rounded up)
+ * @expires_ns: deadline in ns, as given to hwtimer_wc_arm(); the wheel
+ *	works with it rounded up to a whole tick, and leaves it as it is when
+ *	it hands the entry out, so the caller need not keep a copy
  * @idx: slot number (level * 64 + slot), %HWTIMER_WC_DUE or %HWTIMER_WC_IDLE
+ * @aux: free for the object embedding the entry: the wheel never reads or
+ *	writes it (it fills what would be padding)
  *
  * Embedded in the caller's object; the wheel never allocates.
  */
 struct hwtimer_wc_entry {
 	struct list_head node;
-	u64 expires;
+	u64 expires_ns;
 	u16 idx;
+	u16 aux;
 };
 
 /**

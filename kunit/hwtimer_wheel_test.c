@@ -69,6 +69,12 @@ static unsigned int level_of(const struct hwtimer_wc_entry *e)
 	return e->idx / HWTIMER_WC_LVL_SIZE;
 }
 
+/* Deadline tick the wheel works with for @e: its ns deadline rounded up. */
+static u64 tick_of(struct wheel_ctx *c, const struct hwtimer_wc_entry *e)
+{
+	return hwtimer_wc_ns_to_tick(&c->wc, e->expires_ns);
+}
+
 static u64 next_tick(struct kunit *test, struct wheel_ctx *c)
 {
 	u64 t = 0;
@@ -141,7 +147,7 @@ static void wheel_arm_rounds_up_at_level_edge(struct kunit *test)
 	/* 1 ns ticks would not round; use a 3 ns tick so 64^10 * 3 fits. */
 	hwtimer_wc_init(&c->wc, 3, 0);
 	hwtimer_wc_arm(&c->wc, &c->e[0], t * 3 + 1);
-	KUNIT_EXPECT_EQ(test, c->e[0].expires, t + 1);
+	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[0]), t + 1);
 	KUNIT_EXPECT_EQ(test, adv(c, t * 3 + 2), 0ULL);
 	KUNIT_EXPECT_TRUE(test, hwtimer_wc_entry_pending(&c->e[0]));
 	KUNIT_EXPECT_EQ(test, adv(c, (t + 1) * 3), 1ULL);
@@ -181,9 +187,12 @@ static void wheel_arm_rounds_deadline_up_to_tick(struct kunit *test)
 	hwtimer_wc_arm(&c->wc, &c->e[0], 1);
 	hwtimer_wc_arm(&c->wc, &c->e[1], TICK);
 	hwtimer_wc_arm(&c->wc, &c->e[2], TICK + 1);
-	KUNIT_EXPECT_EQ(test, c->e[0].expires, 1ULL);
-	KUNIT_EXPECT_EQ(test, c->e[1].expires, 1ULL);
-	KUNIT_EXPECT_EQ(test, c->e[2].expires, 2ULL);
+	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[0]), 1ULL);
+	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[1]), 1ULL);
+	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[2]), 2ULL);
+	/* The ns deadline itself is kept as given. */
+	KUNIT_EXPECT_EQ(test, c->e[0].expires_ns, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->e[2].expires_ns, TICK + 1);
 }
 
 static void wheel_never_fires_before_deadline(struct kunit *test)
@@ -444,8 +453,9 @@ static void wheel_u64_max_deadline_rounds_without_wrap(struct kunit *test)
 
 	/* U64_MAX is not a multiple of 1000: its tick starts past U64_MAX ns. */
 	hwtimer_wc_arm(&c->wc, &c->e[0], U64_MAX);
-	KUNIT_EXPECT_EQ(test, c->e[0].expires, U64_MAX / TICK + 1);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_tick_to_ns(&c->wc, c->e[0].expires),
+	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[0]), U64_MAX / TICK + 1);
+	KUNIT_EXPECT_EQ(test,
+			hwtimer_wc_tick_to_ns(&c->wc, tick_of(c, &c->e[0])),
 			U64_MAX);
 	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 9U);
 	/* Never early: not even at U64_MAX ns, the last representable time. */

@@ -106,7 +106,7 @@ HWTIMER_LOGLEVEL=4 "$VM_DIR/run-vm.sh" "/boot/vmlinuz-$stock" \
 [ "$rc" = 0 ] || say "qemu ended with status $rc; reporting what was measured"
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
-	grep -E '^(PROF,|# (outer|expiry|slabinfo))' "$BENCH/vm/results.log" \
+	grep -E '^(PROF,|# (outer|inner|expiry|slabinfo))' "$BENCH/vm/results.log" \
 		>"$BENCH/profile.txt" || true
 	say "profile in build/bench/profile.txt"
 fi

@@ -7,16 +7,18 @@
 # the runs trace few levels, and _raw_spin_unlock (tens of ns of real
 # work) shows what the tracer adds per call:
 #   outer   do_arm, do_cancel: the chardev's whole per-op work, one level
+#   inner   do_arm, do_cancel and what they call directly, two levels
 #   expiry  the wheel's advance and the chardev's callback, two levels deep
 # (A run over the callees of do_arm/do_cancel is left out: on Debian's
 # kernel writing several of them to set_graph_function left the filter
 # empty, which traces everything.)
 echo "TAP version 13"
-echo "1..2"
+echo "1..3"
 T=/sys/kernel/tracing
 if [ ! -f "$T/set_graph_function" ]; then
 	echo "ok 1 profile # SKIP no function_graph tracer"
 	echo "ok 2 profile # SKIP no function_graph tracer"
+	echo "ok 3 profile # SKIP no function_graph tracer"
 	exit 0
 fi
 u=$HWTIMER_DIR/bin/hwtimer_ubench
@@ -84,11 +86,16 @@ if prof outer 1 "do_arm do_cancel" $cost; then
 else
 	echo "not ok 1 profile of BATCH arm and cancel"
 fi
+if prof inner 2 "do_arm do_cancel" $cost; then
+	echo "ok 2 profile of BATCH arm and cancel, one level down"
+else
+	echo "not ok 2 profile of BATCH arm and cancel, one level down"
+fi
 # The threads' own loops never return, so time what they call per tick
 # and per expiry: the wheel's advance, and the chardev's callback.
 if prof expiry 2 "hwtimer_wc_advance hwt_fire" "$u" -o lateness -l 3000; then
-	echo "ok 2 profile of expiry"
+	echo "ok 3 profile of expiry"
 else
-	echo "not ok 2 profile of expiry"
+	echo "not ok 3 profile of expiry"
 fi
 grep -E '^(# name|hwt_timer|xarray_node|radix_tree_node|filp|dentry|kmalloc-(192|256)) ' /proc/slabinfo | sed 's/^/# slabinfo: /'
