@@ -99,28 +99,23 @@ struct hwtimer_stats {
 
 /**
  * struct hwtimer_timeout - a timeout, embedded in the caller's object
- * @entry: the wheel's view (slot link and deadline in ticks)
+ * @entry: the wheel's view: slot link and deadline in ns on the wheel's
+ *	clock (the current one, or that of the run in progress); its spare
+ *	@entry.aux holds the timeout's state, under the wheel's lock
  * @fn: callback
  * @owner: module pinned while the timeout is pending or running
  * @wheel: wheel of the last arm; NULL before the first
- * @deadline_ns: current deadline on the wheel's clock
  * @period_ns: period, or 0 for a one-shot
- * @overruns: periods missed before the current callback run
- * @state: internal state, under the wheel's lock
- * @flags: flags given to hwtimer_timeout_init()
  *
- * All fields are private to hwtimer; use the accessors below.
+ * All fields are private to hwtimer; use the accessors below. 64 bytes on
+ * 64-bit: the overrun count of a run lives in the worker running it.
  */
 struct hwtimer_timeout {
 	struct hwtimer_wc_entry entry;
 	hwtimer_fn_t fn;
 	struct module *owner;
 	struct hwtimer_wheel *wheel;
-	u64 deadline_ns;
 	u64 period_ns;
-	u64 overruns;
-	u16 state;
-	u16 flags;
 };
 
 /* Get the object embedding timeout @t as member @field, like from_timer(). */
@@ -155,22 +150,11 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags);
 int hwtimer_cancel(struct hwtimer_timeout *t);
 int hwtimer_cancel_sync(struct hwtimer_timeout *t);
 bool hwtimer_pending(struct hwtimer_timeout *t);
+u64 hwtimer_overruns(const struct hwtimer_timeout *t);
 
 /* Unprocessed timeouts handed back by hwtimer_wheel_stop() are linked here. */
 #define hwtimer_for_each_unprocessed(t, n, list) \
 	list_for_each_entry_safe(t, n, list, entry.node)
-
-/**
- * hwtimer_overruns() - periods missed before the running callback
- * @t: a periodic timeout, from inside its callback
- *
- * Return: how many whole periods passed unserved before this run (0 when on
- * time); always 0 for a one-shot.
- */
-static inline u64 hwtimer_overruns(const struct hwtimer_timeout *t)
-{
-	return t->overruns;
-}
 
 /**
  * hwtimer_period() - period of a timeout
@@ -192,7 +176,7 @@ static inline u64 hwtimer_period(const struct hwtimer_timeout *t)
  */
 static inline u64 hwtimer_deadline(const struct hwtimer_timeout *t)
 {
-	return t->deadline_ns;
+	return t->entry.expires_ns;
 }
 
 #endif /* _HWTIMER_H */

@@ -72,7 +72,9 @@
 /* Workers of a wheel whose parameters say 0. */
 #define HWTIMER_WORKERS_DEFAULT	2
 
-/* Bits of hwtimer_timeout.state. */
+/* A timeout's state: bits in the spare of its wheel entry. */
+#define hwt_state(t)	((t)->entry.aux)
+/* Bits of hwt_state(). */
 #define HWT_QUEUED	0x1	/* pending: in the wheel or on the ready list */
 #define HWT_PARKED	0x2	/* pending, parked on the worker running it */
 
@@ -96,6 +98,7 @@ struct hwtimer_pin {
  * @cur: timeout whose callback this worker runs now, or NULL
  * @owner: module pinned for @cur (NULL when none is pinned)
  * @period: @cur's period when its callback started
+ * @overruns: periods @cur missed before this run
  * @rearmed: @cur became pending again during this run
  * @norearm: @cur was cancelled during this run: no periodic re-arm
  * @parked: @cur expired again during this run; queued when it returns
@@ -109,6 +112,7 @@ struct hwtimer_worker {
 	struct hwtimer_timeout *cur;
 	struct module *owner;
 	u64 period;
+	u64 overruns;
 	bool rearmed;
 	bool norearm;
 	struct hwtimer_timeout *parked;
@@ -255,7 +259,7 @@ static void pin_put(struct hwtimer_wheel *w, struct module *owner)
 
 static bool is_pending(const struct hwtimer_timeout *t)
 {
-	return t->state & HWT_QUEUED;
+	return hwt_state(t) & HWT_QUEUED;
 }
 
 /* Worker running @t's callback now, or NULL. Caller holds w->lock. */
@@ -306,20 +310,24 @@ static void program(struct hwtimer_wheel *w, u64 ns)
 		      HRTIMER_MODE_ABS_HARD);
 }
 
-/* Put idle @t (pinned, deadline set) into the wheel. Caller holds w->lock. */
-static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
+/* Put idle, pinned @t into the wheel for @deadline. Caller holds w->lock. */
+static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+		    u64 deadline)
 {
 	struct hwtimer_worker *wk;
 
 	lockdep_assert_held(&w->lock);
-	hwtimer_wc_arm(&w->wc, &t->entry, t->deadline_ns);
-	t->state = HWT_QUEUED;
+	hwtimer_wc_arm(&w->wc, &t->entry, deadline);
+	hwt_state(t) = HWT_QUEUED;
 	w->npending++;
 	wk = running_on(w, t);
 	if (wk)
 		wk->rearmed = true;
-	program(w, hwtimer_wc_tick_to_ns(&w->wc, t->entry.expires));
-	trace_hwtimer_timeout_arm(w->name, t, t->deadline_ns, t->period_ns);
+	/* The hrtimer fires at the start of the deadline's (rounded up) tick. */
+	if (deadline < w->hrt_next)
+		program(w, hwtimer_wc_tick_to_ns(&w->wc,
+				hwtimer_wc_ns_to_tick(&w->wc, deadline)));
+	trace_hwtimer_timeout_arm(w->name, t, deadline, t->period_ns);
 }
 
 /*
@@ -333,13 +341,13 @@ static void dequeue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 	lockdep_assert_held(&w->lock);
 	if (hwtimer_wc_entry_pending(&t->entry)) {
 		hwtimer_wc_cancel(&w->wc, &t->entry);
-	} else if (t->state & HWT_PARKED) {
+	} else if (hwt_state(t) & HWT_PARKED) {
 		if (!WARN_ON_ONCE(!wk))
 			wk->parked = NULL;
 	} else {
 		list_del_init(&t->entry.node);
 	}
-	t->state = 0;
+	hwt_state(t) = 0;
 	w->npending--;
 	if (wk)
 		wk->rearmed = false;
@@ -375,9 +383,8 @@ static int start(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 	}
 	if (!running_on(w, t) && !pin_get(w, t->owner))
 		return -ENODEV;
-	t->deadline_ns = deadline;
 	t->period_ns = period;
-	enqueue(w, t);
+	enqueue(w, t, deadline);
 	w->stats.armed++;
 	return 0;
 }
@@ -452,7 +459,6 @@ void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
 	hwtimer_wc_entry_init(&t->entry);
 	t->fn = fn;
 	t->owner = owner;
-	t->flags = flags;
 }
 EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
 
@@ -534,8 +540,7 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 		ret = -ESHUTDOWN;
 	} else if (is_pending(t)) {
 		dequeue(w, t);
-		t->deadline_ns = abs_deadline(w, expires, flags);
-		enqueue(w, t);
+		enqueue(w, t, abs_deadline(w, expires, flags));
 	} else {
 		ret = start(w, t, abs_deadline(w, expires, flags),
 			    t->period_ns);
@@ -664,6 +669,23 @@ bool hwtimer_pending(struct hwtimer_timeout *t)
 }
 EXPORT_SYMBOL_GPL(hwtimer_pending);
 
+/**
+ * hwtimer_overruns() - periods missed before the running callback
+ * @t: a periodic timeout, from inside its callback
+ *
+ * Context: @t's own callback; the count is kept by the worker running it.
+ * Return: how many whole periods passed unserved before this run (0 when on
+ * time); 0 for a one-shot, and 0 when not called from @t's callback.
+ */
+u64 hwtimer_overruns(const struct hwtimer_timeout *t)
+{
+	struct hwtimer_wheel *w = READ_ONCE(t->wheel);
+	struct hwtimer_worker *wk = w ? current_worker(w) : NULL;
+
+	return wk && READ_ONCE(wk->cur) == t ? wk->overruns : 0;
+}
+EXPORT_SYMBOL_GPL(hwtimer_overruns);
+
 /* Hard irq: count, flag, wake the tick thread. Never re-arms itself. */
 static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 {
@@ -752,16 +774,16 @@ static unsigned int lat_bucket(u64 late)
  * covered or skipped. Return: false if the next deadline overflows.
  * Caller holds w->lock.
  */
-static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
+static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+			   u64 overruns)
 {
 	u64 step, next;
 
 	lockdep_assert_held(&w->lock);
-	if (check_mul_overflow(t->overruns + 1, t->period_ns, &step) ||
-	    check_add_overflow(t->deadline_ns, step, &next))
+	if (check_mul_overflow(overruns + 1, t->period_ns, &step) ||
+	    check_add_overflow(hwtimer_deadline(t), step, &next))
 		return false;
-	t->deadline_ns = next;
-	enqueue(w, t);
+	enqueue(w, t, next);
 	return true;
 }
 
@@ -779,12 +801,12 @@ static bool finish_locked(struct hwtimer_worker *wk)
 	WRITE_ONCE(wk->cur, NULL);
 	WRITE_ONCE(w->nrunning, w->nrunning - 1);
 	if (wk->parked) {
-		wk->parked->state &= ~HWT_PARKED;
+		hwt_state(wk->parked) &= ~HWT_PARKED;
 		list_add(&wk->parked->entry.node, &w->ready);
 		wk->parked = NULL;
 	} else if (!wk->rearmed &&
 		   !(wk->period && !wk->norearm && !w->stopped &&
-		     rearm_periodic(w, t))) {
+		     rearm_periodic(w, t, wk->overruns))) {
 		pin_put(w, wk->owner);
 	}
 	wk->owner = NULL;
@@ -820,12 +842,12 @@ static struct hwtimer_timeout *next_ready(struct hwtimer_worker *wk, bool ran,
 		if (!other)
 			break;
 		/* Still running its last expiry: the runner queues it again. */
-		t->state |= HWT_PARKED;
+		hwt_state(t) |= HWT_PARKED;
 		other->parked = t;
 	}
 	if (!t)
 		goto out_unlock;
-	t->state = 0;
+	hwt_state(t) = 0;
 	w->npending--;
 	WRITE_ONCE(w->nrunning, w->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
@@ -834,14 +856,14 @@ static struct hwtimer_timeout *next_ready(struct hwtimer_worker *wk, bool ran,
 	wk->rearmed = false;
 	wk->norearm = false;
 	now = wheel_now(w);
-	late = now > t->deadline_ns ? now - t->deadline_ns : 0;
-	t->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
+	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
+	wk->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
 	w->stats.fired++;
 	w->stats.lateness[lat_bucket(late)]++;
 	if (late > w->stats.max_lateness_ns)
 		w->stats.max_lateness_ns = late;
-	trace_hwtimer_timeout_expire(w->name, t, t->deadline_ns, now,
-				     t->overruns);
+	trace_hwtimer_timeout_expire(w->name, t, hwtimer_deadline(t), now,
+				     wk->overruns);
 out_unlock:
 	raw_spin_unlock_irqrestore(&w->lock, irqflags);
 	if (wake)
@@ -1089,7 +1111,7 @@ static void take_all(struct hwtimer_wheel *w, struct list_head *list)
 		}
 	}
 	list_for_each_entry(t, list, entry.node) {
-		t->state = 0;
+		hwt_state(t) = 0;
 		wk = running_on(w, t);
 		if (wk)
 			wk->rearmed = false;	/* the runner drops the pin */

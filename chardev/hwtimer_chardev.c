@@ -15,9 +15,13 @@
  * never reused and the ids of two contexts never meet.
  *
  * The record of an expiry lives inside the hwt_timer, so a callback never
- * allocates: it fills the record and links it on the context's event list,
- * or, when the record is still unread, only counts an overrun (timerfd
- * semantics). Memory is bounded by the per-context cap on live timeouts.
+ * allocates: it notes the fire time and links the timer on the context's
+ * event list, or, when the record is still unread, only counts an overrun
+ * (timerfd semantics); read() assembles the record. Memory is bounded by
+ * the per-context cap on live timeouts. A one-shot timer is 112 bytes (its
+ * record's deadline is the timeout's own, its overruns 0); a periodic one
+ * is a struct hwt_ptimer of 128 bytes, which keeps the record's deadline
+ * and overrun count apart from the timeout's next deadline.
  *
  * Lifetime of a hwt_timer, all under ctx->wqh.lock:
  *
@@ -26,7 +30,7 @@
  *							a one-shot's record
  *	queued (event list)	callback		read()
  *
- * When both are gone the timer is "dead": it goes to a reap list and is
+ * When both are gone the timer is "dead": it goes on a reap list and is
  * freed after the lock is dropped, behind hwtimer_cancel_sync(), so no
  * callback can still be running on it. A callback that finds its timer dead
  * does nothing. Callbacks never free, so they never wait on themselves.
@@ -64,12 +68,13 @@ MODULE_PARM_DESC(ctx_max_pending,
  *	and the state fields of every hwt_timer of the context
  * @timers: id index -> hwt_timer; linked timers only (own xa_lock nests
  *	inside @wqh.lock)
- * @events: hwt_timers whose record waits to be read, oldest first
+ * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
+ * @ev_tail: the next pointer the following record is linked to
  * @evfd: eventfd signalled on every expiry, or NULL
  * @gen: generation of the ids being allocated (high 32 bits)
  * @next_idx: cursor of the cyclic index allocator
  * @pending: timeouts waiting to fire
- * @queued: records on @events
+ * @queued: records waiting to be read
  * @live: timeouts counted against ctx_max_pending (linked or queued)
  * @armed: successful arms, ever
  * @fired: expiries delivered or folded into overruns, ever
@@ -79,7 +84,8 @@ MODULE_PARM_DESC(ctx_max_pending,
 struct hwt_ctx {
 	wait_queue_head_t wqh;
 	struct xarray timers;
-	struct list_head events;
+	struct hwt_timer *ev_head;
+	struct hwt_timer **ev_tail;
 	struct eventfd_ctx *evfd;
 	u32 gen;
 	u32 next_idx;
@@ -96,30 +102,64 @@ struct hwt_ctx {
  * struct hwt_timer - a timeout of a context
  * @t: the hwtimer timeout
  * @ctx: owning context
- * @node: link on @ctx->events while queued, or on a reap list once dead
- * @ev: the record read() returns; filled by the callback
+ * @next: link on the context's event list while queued, or on a reap list
+ *	once dead
+ * @id: the id user space knows it by
+ * @cookie: user space's value, returned in the record
+ * @fire_ns: when the callback of the latest expiry ran (record's fire_ns)
  * @pins: MODIFY calls waiting on the timer outside the lock; a timer
  *	that dies while pinned is reaped by the last of them
+ * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
+ * @periodic: this is the @ht of a struct hwt_ptimer
  * @linked: findable by id in @ctx->timers
- * @queued: @ev is on @ctx->events
+ * @queued: a record waits on the event list
  * @fired: one-shot whose callback has run
  * @dead: neither linked nor queued; being freed
+ * @quiet: a one-shot cancelled before its callback ran: no callback can
+ *	run on it, so freeing it needs no hwtimer_cancel_sync()
+ *
+ * Every field but @t, @ctx, @id, @cookie, @clock and @periodic (set before
+ * the timer is armed) is under @ctx->wqh.lock.
  */
 struct hwt_timer {
 	struct hwtimer_timeout t;
 	struct hwt_ctx *ctx;
-	struct list_head node;
-	struct hwtimer_event ev;
-	unsigned int pins;
-	bool linked;
-	bool queued;
-	bool fired;
-	bool dead;
+	struct hwt_timer *next;
+	u64 id;
+	u64 cookie;
+	u64 fire_ns;
+	u16 pins;
+	u8 clock;
+	bool periodic:1;
+	bool linked:1;
+	bool queued:1;
+	bool fired:1;
+	bool dead:1;
+	bool quiet:1;
 };
+
+/**
+ * struct hwt_ptimer - a periodic timeout of a context
+ * @ht: the timer
+ * @deadline_ns: record: the latest expiry its callbacks served
+ * @overruns: record: expiries folded in since the record was last read
+ */
+struct hwt_ptimer {
+	struct hwt_timer ht;
+	u64 deadline_ns;
+	u64 overruns;
+};
+
+static struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
+{
+	return container_of(ht, struct hwt_ptimer, ht);
+}
 
 /* Hands out a generation per context open and per index wrap. */
 static atomic_t hwt_gen = ATOMIC_INIT(0);
+/* Caches of one-shot (struct hwt_timer) and periodic (hwt_ptimer) timers. */
 static struct kmem_cache *hwt_cache;
+static struct kmem_cache *hwt_pcache;
 /*
  * Wheels of the two clocks, by enum hwtimer_clock: the default wheel for its
  * own clock (CLOCK_MONOTONIC unless the module's clock parameter says
@@ -155,46 +195,87 @@ static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	ht = xa_load(&ctx->timers, (u32)id);
-	if (!ht || ht->ev.id != id)
+	if (!ht || ht->id != id)
 		return NULL;
 	return ht;
+}
+
+static void free_timer(struct hwt_timer *ht)
+{
+	if (ht->periodic)
+		kmem_cache_free(hwt_pcache, to_ptimer(ht));
+	else
+		kmem_cache_free(hwt_cache, ht);
+}
+
+/* Put a dead timer on the reap list @reap (a stack through @next). */
+static void reap_push(struct hwt_timer *ht, struct hwt_timer **reap)
+{
+	ht->next = *reap;
+	*reap = ht;
 }
 
 /*
  * Neither linked nor queued any more: hand the timer to @reap, unless a
  * MODIFY holds it pinned. Caller holds ctx->wqh.lock.
  */
-static void kill_timer(struct hwt_timer *ht, struct list_head *reap)
+static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 {
 	lockdep_assert_held(&ht->ctx->wqh.lock);
 	ht->dead = true;
 	ht->ctx->live--;
 	if (!ht->pins)
-		list_add_tail(&ht->node, reap);
+		reap_push(ht, reap);
 }
 
-/* Drop the timer from the id index. Caller holds ctx->wqh.lock. */
-static void unlink_timer(struct hwt_timer *ht, struct list_head *reap)
+/*
+ * Drop the timer from the id index; its record, if any is queued or comes,
+ * is its last. Caller holds ctx->wqh.lock.
+ */
+static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 {
 	struct hwt_ctx *ctx = ht->ctx;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	xa_erase(&ctx->timers, (u32)ht->ev.id);
+	xa_erase(&ctx->timers, (u32)ht->id);
 	ht->linked = false;
-	ht->ev.flags |= HWTIMER_EVENT_LAST;
 	if (!ht->queued)
 		kill_timer(ht, reap);
 }
 
 /* Free dead timers once no callback can run on them. May sleep. */
-static void reap_timers(struct list_head *reap)
+static void reap_timers(struct hwt_timer *reap)
 {
-	struct hwt_timer *ht, *n;
+	struct hwt_timer *ht;
 
-	list_for_each_entry_safe(ht, n, reap, node) {
-		hwtimer_cancel_sync(&ht->t);
-		kmem_cache_free(hwt_cache, ht);
+	while (reap) {
+		ht = reap;
+		reap = ht->next;
+		if (!ht->quiet)
+			hwtimer_cancel_sync(&ht->t);
+		free_timer(ht);
 	}
+}
+
+/* Queue @ht's record at the tail of the event list. Caller holds the lock. */
+static void events_push(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	ht->next = NULL;
+	*ctx->ev_tail = ht;
+	ctx->ev_tail = &ht->next;
+}
+
+/* Unlink the oldest queued record's timer. Caller holds the lock. */
+static struct hwt_timer *events_pop(struct hwt_ctx *ctx)
+{
+	struct hwt_timer *ht = ctx->ev_head;
+
+	if (ht) {
+		ctx->ev_head = ht->next;
+		if (!ctx->ev_head)
+			ctx->ev_tail = &ctx->ev_head;
+	}
+	return ht;
 }
 
 /* Callback of every context timeout; process context, on a wheel worker. */
@@ -207,16 +288,20 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	spin_lock(&ctx->wqh.lock);
 	if (ht->dead || !ht->linked)
 		goto out_unlock;
-	/* The latest of the expiries this run covers, as the record says. */
-	ht->ev.deadline_ns = hwtimer_deadline(t) + overruns * hwtimer_period(t);
-	ht->ev.fire_ns = hwtimer_wheel_now(clock_wheel(ht->ev.clock));
+	ht->fire_ns = hwtimer_wheel_now(clock_wheel(ht->clock));
 	ctx->fired += 1 + overruns;
-	if (ht->queued) {
-		ht->ev.overruns += 1 + overruns;
-	} else {
-		ht->ev.overruns = overruns;
+	if (ht->periodic) {
+		struct hwt_ptimer *pt = to_ptimer(ht);
+
+		/* The latest of the expiries this run covers. */
+		pt->deadline_ns = hwtimer_deadline(t) +
+				  overruns * hwtimer_period(t);
+		pt->overruns = ht->queued ? pt->overruns + 1 + overruns :
+			       overruns;
+	}
+	if (!ht->queued) {
 		ht->queued = true;
-		list_add_tail(&ht->node, &ctx->events);
+		events_push(ctx, ht);
 		ctx->queued++;
 	}
 	if (!hwtimer_period(&ht->t) && !ht->fired) {
@@ -281,21 +366,28 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	spin_unlock(&ctx->wqh.lock);
 
 	ret = -ENOMEM;
-	ht = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	if (req->period_ns) {
+		struct hwt_ptimer *pt = kmem_cache_zalloc(hwt_pcache,
+							  GFP_KERNEL_ACCOUNT);
+
+		ht = pt ? &pt->ht : NULL;
+	} else {
+		ht = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	}
 	if (!ht)
 		goto err_unreserve;
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
 	ht->ctx = ctx;
-	ht->ev.cookie = req->cookie;
-	ht->ev.clock = req->clock;
-	INIT_LIST_HEAD(&ht->node);
+	ht->cookie = req->cookie;
+	ht->clock = req->clock;
+	ht->periodic = req->period_ns != 0;
 
 	id = alloc_id(ctx, ht);
 	if (id < 0) {
 		ret = id;
 		goto err_free;
 	}
-	ht->ev.id = id;
+	ht->id = id;
 
 	spin_lock(&ctx->wqh.lock);
 	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
@@ -315,7 +407,7 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	return 0;
 
 err_free:
-	kmem_cache_free(hwt_cache, ht);
+	free_timer(ht);
 err_unreserve:
 	spin_lock(&ctx->wqh.lock);
 	ctx->live--;
@@ -325,7 +417,7 @@ err_unreserve:
 
 /* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
 static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
-			    struct list_head *reap)
+			    struct hwt_timer **reap)
 {
 	struct hwt_timer *ht = lookup(ctx, id);
 	int r;
@@ -345,6 +437,11 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 	}
 	ctx->pending--;
 	ctx->cancelled++;
+	/*
+	 * A one-shot is armed again only by MODIFY before it fires, so one
+	 * that was pending has never run: nothing to wait for when freeing.
+	 */
+	ht->quiet = !hwtimer_period(&ht->t);
 	unlink_timer(ht, reap);
 	*result = HWTIMER_RESULT_CANCELLED;
 	return 0;
@@ -361,7 +458,7 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
  * stopped, waited for, and armed again at the new deadline.
  */
 static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
-			    u32 flags, u32 *result, struct list_head *reap)
+			    u32 flags, u32 *result, struct hwt_timer **reap)
 {
 	struct hwt_timer *ht = lookup(ctx, id);
 	u64 period;
@@ -381,7 +478,7 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		hwtimer_cancel_sync(&ht->t);
 		spin_lock(&ctx->wqh.lock);
 		if (!--ht->pins && ht->dead)
-			list_add_tail(&ht->node, reap);
+			reap_push(ht, reap);
 		if (!ht->linked)
 			return -ENOENT;	/* cancelled meanwhile */
 		/* Cancel again: a concurrent MODIFY may have armed it. */
@@ -391,7 +488,7 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hwtimer_arm(clock_wheel(ht->ev.clock), &ht->t, deadline, period,
+	r = hwtimer_arm(clock_wheel(ht->clock), &ht->t, deadline, period,
 			arm_flags(flags));
 	if (r) {
 		/* Stopped and not armed again: the timeout is gone. */
@@ -405,20 +502,20 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 
 static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 {
-	LIST_HEAD(reap);
+	struct hwt_timer *reap = NULL;
 	int ret;
 
 	spin_lock(&ctx->wqh.lock);
 	ret = do_cancel_locked(ctx, id, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(&reap);
+	reap_timers(reap);
 	return ret;
 }
 
 static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 		     u32 *result)
 {
-	LIST_HEAD(reap);
+	struct hwt_timer *reap = NULL;
 	int ret;
 
 	if (check_deadline_flags(flags))
@@ -426,7 +523,7 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 	spin_lock(&ctx->wqh.lock);
 	ret = do_modify_locked(ctx, id, deadline, flags, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(&reap);
+	reap_timers(reap);
 	return ret;
 }
 
@@ -680,27 +777,45 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/* The record of @ht's expiries since the last read. Caller holds the lock. */
+static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev)
+{
+	ev->id = ht->id;
+	ev->cookie = ht->cookie;
+	ev->fire_ns = ht->fire_ns;
+	ev->clock = ht->clock;
+	ev->flags = ht->linked ? 0 : HWTIMER_EVENT_LAST;
+	if (ht->periodic) {
+		struct hwt_ptimer *pt = to_ptimer(ht);
+
+		ev->deadline_ns = pt->deadline_ns;
+		ev->overruns = pt->overruns;
+		pt->overruns = 0;
+	} else {
+		/* A one-shot that fired is never armed again. */
+		ev->deadline_ns = hwtimer_deadline(&ht->t);
+		ev->overruns = 0;
+	}
+}
+
 /*
  * Take up to @max records off the event list into @out. One-shot timers
  * leave the id index with their record. Caller holds ctx->wqh.lock.
  */
 static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
-			  size_t max, struct list_head *reap)
+			  size_t max, struct hwt_timer **reap)
 {
 	struct hwt_timer *ht;
 	size_t n = 0;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	while (n < max && !list_empty(&ctx->events)) {
-		ht = list_first_entry(&ctx->events, struct hwt_timer, node);
-		list_del_init(&ht->node);
+	while (n < max && (ht = events_pop(ctx))) {
 		ht->queued = false;
 		ctx->queued--;
 		ctx->read++;
-		if (!hwtimer_period(&ht->t) && ht->linked)
+		if (!ht->periodic && ht->linked)
 			unlink_timer(ht, reap);
-		out[n++] = ht->ev;
-		ht->ev.overruns = 0;
+		fill_record(ht, &out[n++]);
 		if (!ht->linked && !ht->dead)
 			kill_timer(ht, reap);
 	}
@@ -709,7 +824,7 @@ static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
 
 static bool have_events(struct hwt_ctx *ctx)
 {
-	return !list_empty(&ctx->events);
+	return READ_ONCE(ctx->ev_head);
 }
 
 static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
@@ -718,15 +833,15 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 	struct hwtimer_event evs[HWT_READ_CHUNK];
 	struct hwt_ctx *ctx = file->private_data;
 	size_t max = count / sizeof(evs[0]);
+	struct hwt_timer *reap = NULL;
 	ssize_t done = 0;
-	LIST_HEAD(reap);
 	size_t n;
 	int ret;
 
 	if (!max)
 		return -EINVAL;
 	spin_lock(&ctx->wqh.lock);
-	if (list_empty(&ctx->events)) {
+	if (!have_events(ctx)) {
 		ret = -EAGAIN;
 		if (!(file->f_flags & O_NONBLOCK))
 			ret = wait_event_interruptible_locked(ctx->wqh,
@@ -742,8 +857,8 @@ static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
 		if (!n)
 			break;
 		spin_unlock(&ctx->wqh.lock);
-		reap_timers(&reap);
-		INIT_LIST_HEAD(&reap);
+		reap_timers(reap);
+		reap = NULL;
 		if (copy_to_user(buf + done, evs, n * sizeof(evs[0])))
 			return done ? done : -EFAULT;
 		done += n * sizeof(evs[0]);
@@ -761,7 +876,7 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &ctx->wqh, wait);
 	spin_lock(&ctx->wqh.lock);
-	if (!list_empty(&ctx->events))
+	if (have_events(ctx))
 		mask = EPOLLIN | EPOLLRDNORM;
 	spin_unlock(&ctx->wqh.lock);
 	return mask;
@@ -776,7 +891,7 @@ static int hwt_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	init_waitqueue_head(&ctx->wqh);
 	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
-	INIT_LIST_HEAD(&ctx->events);
+	ctx->ev_tail = &ctx->ev_head;
 	ctx->gen = (u32)atomic_inc_return(&hwt_gen);
 	file->private_data = ctx;
 	return stream_open(inode, file);
@@ -799,16 +914,18 @@ static int hwt_release(struct inode *inode, struct file *file)
 		hwtimer_cancel_sync(&ht->t);
 		cond_resched();
 	}
-	list_for_each_entry(ht, &ctx->events, node)
+	for (ht = ctx->ev_head; ht; ht = ht->next)
 		hwtimer_cancel_sync(&ht->t);
 
 	xa_for_each(&ctx->timers, idx, ht) {
 		if (!ht->queued)
-			kmem_cache_free(hwt_cache, ht);
+			free_timer(ht);
 		cond_resched();
 	}
-	list_for_each_entry_safe(ht, n, &ctx->events, node)
-		kmem_cache_free(hwt_cache, ht);
+	for (ht = ctx->ev_head; ht; ht = n) {
+		n = ht->next;
+		free_timer(ht);
+	}
 	xa_destroy(&ctx->timers);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
@@ -873,10 +990,15 @@ int hwtimer_chardev_init(void)
 	int ret;
 
 	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
+	/* The memory budget of a pending one-shot: 128 bytes with the xarray. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct hwt_timer) > 112);
 
 	hwt_cache = KMEM_CACHE(hwt_timer, SLAB_ACCOUNT);
-	if (!hwt_cache)
-		return -ENOMEM;
+	hwt_pcache = KMEM_CACHE(hwt_ptimer, SLAB_ACCOUNT);
+	if (!hwt_cache || !hwt_pcache) {
+		ret = -ENOMEM;
+		goto err_destroy_cache;
+	}
 	hwt_own_wheel = hwtimer_wheel_create(&p);
 	if (IS_ERR(hwt_own_wheel)) {
 		ret = PTR_ERR(hwt_own_wheel);
@@ -892,6 +1014,7 @@ int hwtimer_chardev_init(void)
 err_destroy_wheel:
 	hwtimer_wheel_destroy(hwt_own_wheel);
 err_destroy_cache:
+	kmem_cache_destroy(hwt_pcache);
 	kmem_cache_destroy(hwt_cache);
 	return ret;
 }
@@ -900,5 +1023,6 @@ void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
 	hwtimer_wheel_destroy(hwt_own_wheel);
+	kmem_cache_destroy(hwt_pcache);
 	kmem_cache_destroy(hwt_cache);
 }

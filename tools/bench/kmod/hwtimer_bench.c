@@ -43,8 +43,10 @@
 #include <linux/sched.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
+#include <linux/slab.h>
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "hwtimer.h"
 
@@ -583,8 +585,56 @@ static void bench_expiry_all(void)
 /* Tick length the parts run divides by, as hwtimer's ns-to-tick does. */
 static u64 parts_tick_ns = HWTIMER_TICK_DEFAULT_NS;
 static DEFINE_RAW_SPINLOCK(parts_lock);
+static DEFINE_SPINLOCK(parts_spin);
 /* Where bench_parts() leaves its sums, so its loops are not optimised out. */
 static u64 parts_sink;
+
+/*
+ * What /dev/hwtimer adds per timeout, in the same units: a slab object of
+ * a one-shot's size allocated and freed (GFP_KERNEL_ACCOUNT, as the
+ * chardev does), and an id allocated and erased in an xarray that holds
+ * BENCH_PARTS_IDS others, plus a lookup, as ARM and CANCEL do.
+ */
+#define BENCH_PARTS_IDS	4096
+
+static void bench_parts_chardev(void)
+{
+	struct kmem_cache *c = kmem_cache_create("bench_parts", 112, 0,
+						 SLAB_ACCOUNT, NULL);
+	DEFINE_XARRAY_ALLOC1(xa);
+	u32 next = 0, id;
+	unsigned int i;
+	u64 t0;
+	void *p;
+
+	if (!c)
+		return;
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++) {
+		p = kmem_cache_zalloc(c, GFP_KERNEL_ACCOUNT);
+		kmem_cache_free(c, p);
+	}
+	emit("parts", "ns_per_op", "slab_alloc_free", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+	kmem_cache_destroy(c);
+
+	for (i = 0; i < BENCH_PARTS_IDS; i++)
+		if (xa_alloc_cyclic(&xa, &id, xa_mk_value(i), xa_limit_32b,
+				    &next, GFP_KERNEL) < 0)
+			goto out;
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++) {
+		if (xa_alloc_cyclic(&xa, &id, xa_mk_value(i), xa_limit_32b,
+				    &next, GFP_KERNEL) < 0)
+			goto out;
+		parts_sink += xa_to_value(xa_load(&xa, id));
+		xa_erase(&xa, id);
+	}
+	emit("parts", "ns_per_op", "xa_alloc_load_erase", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+out:
+	xa_destroy(&xa);
+}
 
 /*
  * The primitives an arm+cancel pair is made of, each timed alone, so the
@@ -627,6 +677,15 @@ static void bench_parts(void)
 	}
 	emit("parts", "ns_per_op", "raw_lock_irqsave", BENCH_PARTS_N,
 	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PARTS_N; i++) {
+		spin_lock(&parts_spin);
+		spin_unlock(&parts_spin);
+	}
+	emit("parts", "ns_per_op", "spin_lock", BENCH_PARTS_N,
+	     div64_u64((ktime_get_ns() - t0) * 10, BENCH_PARTS_N), "ns");
+	bench_parts_chardev();
 
 	t0 = ktime_get_ns();
 	for (i = 0; i < BENCH_PARTS_N; i++)
