@@ -307,7 +307,7 @@ def write_md(R, info, path):
                   "a 64-bit division for ns to ticks), and what /dev/hwtimer "
                   "adds per timeout (a plain spinlock round trip, a 112-byte "
                   "slab object allocated and freed, an id allocated, looked "
-                  "up and erased in an xarray of 4096).\n")
+                  "up and erased in an xarray, 4096 at a time).\n")
         md.append(table(["primitive", "ns per op"],
                         [[p, fmt(R.get("parts", "ns_per_op", p))]
                          for p in parts]))
