@@ -9,10 +9,15 @@
  * include/uapi/linux/hwtimer.h.
  *
  * A timeout of a context is a struct hwt_timer. It is found by id in the
- * context's xarray: the low 32 bits of an id are the xarray index (allocated
- * cyclically) and the high 32 bits a generation drawn from a global counter
- * when the context opens and again whenever its indexes wrap, so an id is
- * never reused and the ids of two contexts never meet.
+ * context's table, an array like a file descriptor table: the low 32 bits
+ * of an id index it, the high 32 bits are the slot's generation. A free
+ * slot holds its next generation and the index of the next free slot; free
+ * slots are reused oldest first and a slot's generation goes up by one at
+ * each reuse, so an id comes back only after its slot has been reused 2^32
+ * times. New slots start at a generation drawn from a global counter when
+ * the context opens, so ids of different contexts differ too, in practice.
+ * Lookup, allocation and release are O(1), a few loads and stores under
+ * the context's lock; the table doubles when full (outside the lock).
  *
  * The record of an expiry lives inside the hwt_timer, so a callback never
  * allocates: it notes the fire time and links the timer on the context's
@@ -26,7 +31,7 @@
  * Lifetime of a hwt_timer, all under ctx->wqh.lock:
  *
  *	reference		taken			dropped
- *	linked (in xarray)	ARM			CANCEL, or read() of
+ *	linked (id table)	ARM			CANCEL, or read() of
  *							a one-shot's record
  *	queued (event list)	callback		read()
  *
@@ -45,7 +50,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include <uapi/linux/hwtimer.h>
 
@@ -66,13 +70,15 @@ MODULE_PARM_DESC(ctx_max_pending,
  * struct hwt_ctx - one open /dev/hwtimer
  * @wqh: readers and pollers wait here; its lock protects every other field
  *	and the state fields of every hwt_timer of the context
- * @timers: id index -> hwt_timer; linked timers only (own xa_lock nests
- *	inside @wqh.lock)
+ * @tab: the id table: a slot holds a linked hwt_timer, or (bit 0 set) a
+ *	free slot's next generation and next free index; slot 0 is unused
+ * @cap: slots in @tab
+ * @free_head: oldest free slot, 0 when none
+ * @free_tail: newest free slot, 0 when none
  * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
  * @ev_tail: the next pointer the following record is linked to
  * @evfd: eventfd signalled on every expiry, or NULL
- * @gen: generation of the ids being allocated (high 32 bits)
- * @next_idx: cursor of the cyclic index allocator
+ * @gen: generation new slots start at (high 32 bits of their first id)
  * @pending: timeouts waiting to fire
  * @queued: records waiting to be read
  * @live: timeouts counted against ctx_max_pending (linked or queued)
@@ -83,12 +89,14 @@ MODULE_PARM_DESC(ctx_max_pending,
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
-	struct xarray timers;
+	u64 *tab;
+	u32 cap;
+	u32 free_head;
+	u32 free_tail;
 	struct hwt_timer *ev_head;
 	struct hwt_timer **ev_tail;
 	struct eventfd_ctx *evfd;
 	u32 gen;
-	u32 next_idx;
 	u64 pending;
 	u64 queued;
 	u64 live;
@@ -111,7 +119,7 @@ struct hwt_ctx {
  *	that dies while pinned is reaped by the last of them
  * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
  * @periodic: this is the @ht of a struct hwt_ptimer
- * @linked: findable by id in @ctx->timers
+ * @linked: findable by id in @ctx->tab
  * @queued: a record waits on the event list
  * @fired: one-shot whose callback has run
  * @dead: neither linked nor queued; being freed
@@ -188,13 +196,103 @@ static bool reserved_zero(const __u64 *r, size_t n)
 	return true;
 }
 
+/* First table size, and the most slots a table may have (31-bit index). */
+#define HWT_TAB_MIN		64U
+#define HWT_TAB_MAX		(1U << 31)
+
+/* A free slot: next generation in the high half, next free index, bit 0. */
+static u64 free_slot(u32 gen, u32 next)
+{
+	return (u64)gen << 32 | (u64)next << 1 | 1;
+}
+
+static u32 free_next(u64 slot)
+{
+	return (u32)slot >> 1;
+}
+
+/* The linked timer in slot @idx, or NULL. Caller holds ctx->wqh.lock. */
+static struct hwt_timer *slot_timer(struct hwt_ctx *ctx, u32 idx)
+{
+	u64 slot;
+
+	if (!idx || idx >= ctx->cap)
+		return NULL;
+	slot = ctx->tab[idx];
+	return slot & 1 ? NULL : (struct hwt_timer *)(uintptr_t)slot;
+}
+
+/* Append free slot @idx, next to be used with @gen. Caller holds the lock. */
+static void put_slot(struct hwt_ctx *ctx, u32 idx, u32 gen)
+{
+	ctx->tab[idx] = free_slot(gen, 0);
+	if (ctx->free_tail)
+		ctx->tab[ctx->free_tail] = free_slot(ctx->tab[ctx->free_tail] >> 32,
+						     idx);
+	else
+		ctx->free_head = idx;
+	ctx->free_tail = idx;
+}
+
+/*
+ * Give @ht the oldest free slot and its id. There must be one: the caller
+ * reserved @ht in ctx->live and the table has more slots than that.
+ * Caller holds ctx->wqh.lock.
+ */
+static void get_slot(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	u32 idx = ctx->free_head;
+	u64 slot = ctx->tab[idx];
+
+	ctx->free_head = free_next(slot);
+	if (!ctx->free_head)
+		ctx->free_tail = 0;
+	ht->id = (slot >> 32) << 32 | idx;
+	ctx->tab[idx] = (uintptr_t)ht;
+}
+
+/*
+ * Double the id table, its new slots free. Called with ctx->wqh.lock held;
+ * drops it to allocate and free, so the caller checks again. Return: 0 (the
+ * table grew, here or in another thread) or -ENOMEM.
+ */
+static int grow_table(struct hwt_ctx *ctx)
+{
+	u32 cap = ctx->cap, ncap, i;
+	u64 *tab, *old;
+
+	if (cap >= HWT_TAB_MAX)
+		return -ENOMEM;
+	ncap = cap ? cap * 2 : HWT_TAB_MIN;
+	spin_unlock(&ctx->wqh.lock);
+	tab = kvmalloc_array(ncap, sizeof(*tab), GFP_KERNEL_ACCOUNT);
+	spin_lock(&ctx->wqh.lock);
+	if (!tab)
+		return -ENOMEM;
+	old = tab;
+	if (ctx->cap == cap) {
+		if (cap)
+			memcpy(tab, ctx->tab, cap * sizeof(*tab));
+		tab[0] = free_slot(0, 0);	/* never used: ids start at 1 */
+		old = ctx->tab;
+		ctx->tab = tab;
+		ctx->cap = ncap;
+		for (i = max(cap, 1U); i < ncap; i++)
+			put_slot(ctx, i, ctx->gen);
+	}
+	spin_unlock(&ctx->wqh.lock);
+	kvfree(old);
+	spin_lock(&ctx->wqh.lock);
+	return 0;
+}
+
 /* Find a linked timer by id. Caller holds ctx->wqh.lock. */
 static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
 {
 	struct hwt_timer *ht;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	ht = xa_load(&ctx->timers, (u32)id);
+	ht = slot_timer(ctx, (u32)id);
 	if (!ht || ht->id != id)
 		return NULL;
 	return ht;
@@ -237,7 +335,7 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	struct hwt_ctx *ctx = ht->ctx;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	xa_erase(&ctx->timers, (u32)ht->id);
+	put_slot(ctx, (u32)ht->id, (ht->id >> 32) + 1);
 	ht->linked = false;
 	if (!ht->queued)
 		kill_timer(ht, reap);
@@ -325,30 +423,11 @@ static u32 arm_flags(u32 flags)
 	return flags & HWTIMER_ARM_ABS ? HWTIMER_ABS : 0;
 }
 
-/* Reserve an index and return the id it gets, or a negative errno. */
-static s64 alloc_id(struct hwt_ctx *ctx, struct hwt_timer *ht)
-{
-	u32 idx;
-	s64 id;
-	int ret;
-
-	xa_lock(&ctx->timers);
-	ret = __xa_alloc_cyclic(&ctx->timers, &idx, NULL,
-				XA_LIMIT(1, U32_MAX), &ctx->next_idx,
-				GFP_KERNEL_ACCOUNT);
-	if (ret == 1)
-		ctx->gen = (u32)atomic_inc_return(&hwt_gen);
-	id = ret < 0 ? ret : (s64)(((u64)ctx->gen << 32) | idx);
-	xa_unlock(&ctx->timers);
-	return id;
-}
-
 /* Arm one timeout; fills in @req->id. Shared by ARM and BATCH. */
 static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 {
 	struct hwtimer_wheel *w = clock_wheel(req->clock);
 	struct hwt_timer *ht;
-	s64 id;
 	int ret;
 
 	if (!w || check_deadline_flags(req->flags) ||
@@ -357,15 +436,6 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
 		return -EINVAL;
 
-	spin_lock(&ctx->wqh.lock);
-	if (ctx->live >= READ_ONCE(ctx_max_pending)) {
-		spin_unlock(&ctx->wqh.lock);
-		return -ENOSPC;
-	}
-	ctx->live++;
-	spin_unlock(&ctx->wqh.lock);
-
-	ret = -ENOMEM;
 	if (req->period_ns) {
 		struct hwt_ptimer *pt = kmem_cache_zalloc(hwt_pcache,
 							  GFP_KERNEL_ACCOUNT);
@@ -375,43 +445,44 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 		ht = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
 	}
 	if (!ht)
-		goto err_unreserve;
+		return -ENOMEM;
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
 	ht->ctx = ctx;
 	ht->cookie = req->cookie;
 	ht->clock = req->clock;
 	ht->periodic = req->period_ns != 0;
 
-	id = alloc_id(ctx, ht);
-	if (id < 0) {
-		ret = id;
-		goto err_free;
-	}
-	ht->id = id;
-
 	spin_lock(&ctx->wqh.lock);
+	ret = -ENOSPC;
+	if (ctx->live >= READ_ONCE(ctx_max_pending))
+		goto err_unlock;
+	/* Reserved: the table has a free slot for us once cap > live. */
+	ctx->live++;
+	while (ctx->cap <= ctx->live) {
+		ret = grow_table(ctx);
+		if (ret)
+			goto err_unreserve;
+	}
+	get_slot(ctx, ht);
 	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
 			  arm_flags(req->flags));
 	if (ret) {
-		spin_unlock(&ctx->wqh.lock);
-		xa_erase(&ctx->timers, (u32)id);
-		goto err_free;
+		/* The id was never seen: the slot keeps its generation. */
+		put_slot(ctx, (u32)ht->id, ht->id >> 32);
+		goto err_unreserve;
 	}
-	/* The slot is reserved, so this store does not allocate. */
-	xa_store(&ctx->timers, (u32)id, ht, GFP_NOWAIT);
 	ht->linked = true;
 	ctx->pending++;
 	ctx->armed++;
 	spin_unlock(&ctx->wqh.lock);
-	req->id = id;
+	req->id = ht->id;
 	return 0;
 
-err_free:
-	free_timer(ht);
 err_unreserve:
-	spin_lock(&ctx->wqh.lock);
 	ctx->live--;
+err_unlock:
 	spin_unlock(&ctx->wqh.lock);
+	free_timer(ht);
 	return ret;
 }
 
@@ -890,7 +961,6 @@ static int hwt_open(struct inode *inode, struct file *file)
 	if (!ctx)
 		return -ENOMEM;
 	init_waitqueue_head(&ctx->wqh);
-	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	ctx->ev_tail = &ctx->ev_head;
 	ctx->gen = (u32)atomic_inc_return(&hwt_gen);
 	file->private_data = ctx;
@@ -902,7 +972,7 @@ static int hwt_release(struct inode *inode, struct file *file)
 {
 	struct hwt_ctx *ctx = file->private_data;
 	struct hwt_timer *ht, *n;
-	unsigned long idx;
+	u32 idx;
 
 	/*
 	 * Stop every timeout: linked ones may be pending, queued ones may
@@ -910,15 +980,18 @@ static int hwt_release(struct inode *inode, struct file *file)
 	 * will run, so nothing else touches the context and the rest needs
 	 * no lock. A context may hold ctx_max_pending timeouts: reschedule.
 	 */
-	xa_for_each(&ctx->timers, idx, ht) {
-		hwtimer_cancel_sync(&ht->t);
+	for (idx = 1; idx < ctx->cap; idx++) {
+		ht = slot_timer(ctx, idx);
+		if (ht)
+			hwtimer_cancel_sync(&ht->t);
 		cond_resched();
 	}
 	for (ht = ctx->ev_head; ht; ht = ht->next)
 		hwtimer_cancel_sync(&ht->t);
 
-	xa_for_each(&ctx->timers, idx, ht) {
-		if (!ht->queued)
+	for (idx = 1; idx < ctx->cap; idx++) {
+		ht = slot_timer(ctx, idx);
+		if (ht && !ht->queued)
 			free_timer(ht);
 		cond_resched();
 	}
@@ -926,7 +999,7 @@ static int hwt_release(struct inode *inode, struct file *file)
 		n = ht->next;
 		free_timer(ht);
 	}
-	xa_destroy(&ctx->timers);
+	kvfree(ctx->tab);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
 	kfree(ctx);
@@ -938,17 +1011,20 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	struct hwt_ctx *ctx = file->private_data;
 	u64 pending, queued, live;
 	bool evfd;
+	u32 cap;
 
 	spin_lock(&ctx->wqh.lock);
 	pending = ctx->pending;
 	queued = ctx->queued;
 	live = ctx->live;
 	evfd = ctx->evfd;
+	cap = ctx->cap;
 	spin_unlock(&ctx->wqh.lock);
 	seq_printf(m, "hwtimer-pending:\t%llu\n", pending);
 	seq_printf(m, "hwtimer-queued:\t%llu\n", queued);
 	seq_printf(m, "hwtimer-live:\t%llu\n", live);
 	seq_printf(m, "hwtimer-eventfd:\t%d\n", evfd);
+	seq_printf(m, "hwtimer-table-bytes:\t%zu\n", cap * sizeof(u64));
 }
 
 static const struct file_operations hwt_fops = {
@@ -990,7 +1066,7 @@ int hwtimer_chardev_init(void)
 	int ret;
 
 	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
-	/* The memory budget of a pending one-shot: 128 bytes with the xarray. */
+	/* The memory budget of a pending one-shot: 128 bytes with its slot. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct hwt_timer) > 112);
 
 	hwt_cache = KMEM_CACHE(hwt_timer, SLAB_ACCOUNT);

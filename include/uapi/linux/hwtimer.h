@@ -64,8 +64,9 @@ struct hwtimer_api {
  * @period_ns: in: 0 for a one-shot, else the period (at least one tick)
  * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME (from <time.h>)
  * @flags: in: 0 or %HWTIMER_ARM_ABS
- * @id: out: id of the new timeout; ids are never reused, so a stale id
- *	matches nothing (ENOENT)
+ * @id: out: id of the new timeout, never 0; an id comes back only after
+ *	its table slot (low 32 bits) has been reused 2^32 times, so a stale
+ *	id matches nothing (ENOENT)
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_arm_req {

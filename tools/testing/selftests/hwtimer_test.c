@@ -516,6 +516,7 @@ static void t_cancel_stale(void)
 {
 	uint64_t id, id2;
 	int fd = open_dev();
+	int i;
 
 	if (!ok(arm(fd, 1, 1000 * MS, &id) == 0, "arm"))
 		return;
@@ -528,6 +529,17 @@ static void t_cancel_stale(void)
 	if (!ok(id2 != id, "id reused"))
 		return;
 	if (!ok(cancel(fd, id, NULL) == -ENOENT, "stale id matched the new timeout"))
+		return;
+	/* Free slots are reused oldest first: cycle until id's slot is back. */
+	for (i = 0; i < 1000 && (uint32_t)id2 != (uint32_t)id; i++)
+		if (!ok(cancel(fd, id2, NULL) == 0 && arm(fd, 3, 1000 * MS, &id2) == 0,
+			"cancel and arm, round %d", i))
+			return;
+	if (!ok((uint32_t)id2 == (uint32_t)id && id2 != id,
+		"slot of %#llx not reused with a new generation: %#llx",
+		(unsigned long long)id, (unsigned long long)id2))
+		return;
+	if (!ok(cancel(fd, id, NULL) == -ENOENT, "stale id matched its slot's new timeout"))
 		return;
 	if (!ok(cancel(fd, 0, NULL) == -ENOENT, "id 0"))
 		return;
@@ -1363,6 +1375,9 @@ static void t_fdinfo(void)
 		return;
 	if (!ok(strstr(buf, "hwtimer-queued:\t1\n"), "queued missing:\n%s", buf))
 		return;
+	/* Three ids fit the first id table: 64 slots of 8 bytes. */
+	if (!ok(strstr(buf, "hwtimer-table-bytes:\t512\n"), "table size missing:\n%s", buf))
+		return;
 	close(fd);
 }
 
@@ -1627,7 +1642,7 @@ static const struct check checks[] = {
 	{ t_batch_bad, "BATCH: NULL/unmapped EFAULT, count/flags/reserved EINVAL" },
 	{ t_stats, "STATS: counters, 0xAA outputs written" },
 	{ t_stats_bad, "STATS: bad clock and reserved -> EINVAL" },
-	{ t_fdinfo, "fdinfo shows pending and queued" },
+	{ t_fdinfo, "fdinfo shows pending, queued and the id table's size" },
 	{ t_close_pending, "close with pending, firing and periodic timeouts" },
 	{ t_dup, "dup shares the context" },
 	{ t_fork, "fork shares the context" },
