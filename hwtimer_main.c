@@ -324,9 +324,11 @@ static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 	if (wk)
 		wk->rearmed = true;
 	/* The hrtimer fires at the start of the deadline's (rounded up) tick. */
-	if (deadline < w->hrt_next)
-		program(w, hwtimer_wc_tick_to_ns(&w->wc,
-				hwtimer_wc_ns_to_tick(&w->wc, deadline)));
+	if (deadline < w->hrt_next) {
+		u64 tick = hwtimer_wc_ns_to_tick(&w->wc, deadline);
+
+		program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
+	}
 	trace_hwtimer_timeout_arm(w->name, t, deadline, t->period_ns);
 }
 

@@ -198,7 +198,7 @@ static bool reserved_zero(const __u64 *r, size_t n)
 
 /* First table size, and the most slots a table may have (31-bit index). */
 #define HWT_TAB_MIN		64U
-#define HWT_TAB_MAX		(1U << 31)
+#define HWT_TAB_MAX		BIT(31)
 
 /* A free slot: next generation in the high half, next free index, bit 0. */
 static u64 free_slot(u32 gen, u32 next)
