@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,44 +385,45 @@ static void bench_cost(void)
 	free(delay);
 }
 
-/* A /proc/meminfo field in bytes. */
-static long long meminfo_get(const char *key)
+/*
+ * The number after "@key@sep" on a line of the file @path, or -1 when the
+ * line is missing (or the file, unless @must_exist).
+ */
+static long long file_field(const char *path, const char *key, char sep,
+			    bool must_exist)
 {
-	char line[256];
+	char line[1024];
 	size_t kl = strlen(key);
 	long long v = -1;
-	FILE *f = fopen(MEMINFO, "r");
+	FILE *f = fopen(path, "r");
 
-	if (!f)
-		die(MEMINFO);
+	if (!f) {
+		if (must_exist)
+			die(path);
+		return -1;
+	}
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			v = strtoll(line + kl + 1, NULL, 10) * 1024;
+		if (!strncmp(line, key, kl) && line[kl] == sep) {
+			v = strtoll(line + kl + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
 	return v;
 }
 
+/* A /proc/meminfo field in bytes. */
+static long long meminfo_get(const char *key)
+{
+	return file_field(MEMINFO, key, ':', true) * 1024;
+}
+
 /* A numeric field of /proc/self/fdinfo/@fd, or -1. */
 static long long fdinfo_get(int fd, const char *key)
 {
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	long long v = -1;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		die(path);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			v = strtoll(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return file_field(path, key, ':', true);
 }
 
 struct memsnap {
@@ -664,20 +666,7 @@ static void bench_lateness(void)
 /* A "key value" line of the default wheel's debugfs stats. */
 static long long wheel_stat(const char *key)
 {
-	char line[1024];
-	size_t kl = strlen(key);
-	long long v = -1;
-	FILE *f = fopen(DEBUGFS_STATS, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ' ') {
-			v = strtoll(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return file_field(DEBUGFS_STATS, key, ' ', false);
 }
 
 static void idle_rate(const char *what)
