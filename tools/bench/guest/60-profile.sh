@@ -98,4 +98,4 @@ if prof expiry 2 "hwtimer_wc_advance hwt_fire" "$u" -o lateness -l 3000; then
 else
 	echo "not ok 3 profile of expiry"
 fi
-grep -E '^(# name|hwt_timer|xarray_node|radix_tree_node|filp|dentry|kmalloc-(192|256)) ' /proc/slabinfo | sed 's/^/# slabinfo: /'
+grep -E '^(# name|hwt_timer|hwt_ptimer|filp|dentry|kmalloc-(192|256)) ' /proc/slabinfo | sed 's/^/# slabinfo: /'
