@@ -211,7 +211,10 @@ static u32 free_next(u64 slot)
 	return (u32)slot >> 1;
 }
 
-/* The linked timer in slot @idx, or NULL. Caller holds ctx->wqh.lock. */
+/*
+ * The linked timer in slot @idx, or NULL. Caller holds ctx->wqh.lock, or
+ * has the context to itself (release).
+ */
 static struct hwt_timer *slot_timer(struct hwt_ctx *ctx, u32 idx)
 {
 	u64 slot;
@@ -402,7 +405,7 @@ static void hwt_fire(struct hwtimer_timeout *t)
 		events_push(ctx, ht);
 		ctx->queued++;
 	}
-	if (!hwtimer_period(&ht->t) && !ht->fired) {
+	if (!ht->periodic && !ht->fired) {
 		ht->fired = true;
 		ctx->pending--;
 	}
@@ -501,7 +504,7 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 		return 0;
 	}
 	r = hwtimer_cancel(&ht->t);
-	if (!hwtimer_period(&ht->t) && r != HWTIMER_CANCELLED) {
+	if (!ht->periodic && r != HWTIMER_CANCELLED) {
 		/* Its callback is running and will queue the record. */
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
@@ -512,7 +515,7 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 	 * A one-shot is armed again only by MODIFY before it fires, so one
 	 * that was pending has never run: nothing to wait for when freeing.
 	 */
-	ht->quiet = !hwtimer_period(&ht->t);
+	ht->quiet = !ht->periodic;
 	unlink_timer(ht, reap);
 	*result = HWTIMER_RESULT_CANCELLED;
 	return 0;
@@ -1095,6 +1098,11 @@ err_destroy_cache:
 	return ret;
 }
 
+/**
+ * hwtimer_chardev_exit() - remove /dev/hwtimer and the other clock's wheel
+ *
+ * Context: module exit; no context is open (each pins the module).
+ */
 void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
