@@ -47,6 +47,16 @@ enum hwtimer_clock {
 /* hwtimer_arm() / hwtimer_modify() flag: @expires is absolute on the clock. */
 #define HWTIMER_ABS		0x1U
 
+/* What became of a timeout, as hwtimer_state() reports it. */
+enum hwtimer_state {
+	HWTIMER_STATE_IDLE = 0,		/* never armed since hwtimer_timeout_init() */
+	HWTIMER_STATE_PENDING = 1,	/* armed; its callback has not started */
+	HWTIMER_STATE_RUNNING = 2,	/* callback running now, not pending again */
+	HWTIMER_STATE_FIRED = 3,	/* the callback of its last arm ran */
+	HWTIMER_STATE_CANCELLED = 4,	/* cancelled: its last arm will not run */
+	HWTIMER_STATE_STOPPED = 5,	/* taken back by hwtimer_wheel_stop() */
+};
+
 /* Results of hwtimer_cancel() and hwtimer_cancel_sync(). */
 enum hwtimer_cancel_result {
 	HWTIMER_NOT_PENDING = 0,	/* was idle: nothing to cancel */
@@ -65,7 +75,10 @@ enum hwtimer_cancel_result {
  * @tick_ns: tick length; 0 means %HWTIMER_TICK_DEFAULT_NS
  * @clock: an &enum hwtimer_clock
  * @workers: callback workers; 0 means 2
- * @max_pending: most timeouts pending at once; 0 means unlimited
+ * @max_pending: most timeouts pending at once, 0 for unlimited; a
+ *	periodic timeout holds its place from its arm until it is cancelled
+ *	or its wheel stops, its callback runs included, so the worker's
+ *	re-arm never exceeds the cap
  */
 struct hwtimer_wheel_params {
 	const char *name;
@@ -104,7 +117,8 @@ struct hwtimer_stats {
  *	@entry.aux holds the timeout's state, under the wheel's lock
  * @fn: callback
  * @owner: module pinned while the timeout is pending or running
- * @wheel: wheel of the last arm; NULL before the first
+ * @wheel_id: id of the wheel of the last arm, 0 before the first; an id,
+ *	not a pointer, so a timeout outlives its wheel safely
  * @period_ns: period, or 0 for a one-shot
  *
  * All fields are private to hwtimer; use the accessors below. 64 bytes on
@@ -114,7 +128,7 @@ struct hwtimer_timeout {
 	struct hwtimer_wc_entry entry;
 	hwtimer_fn_t fn;
 	struct module *owner;
-	struct hwtimer_wheel *wheel;
+	u64 wheel_id;
 	u64 period_ns;
 };
 
@@ -150,11 +164,9 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags);
 int hwtimer_cancel(struct hwtimer_timeout *t);
 int hwtimer_cancel_sync(struct hwtimer_timeout *t);
 bool hwtimer_pending(struct hwtimer_timeout *t);
+enum hwtimer_state hwtimer_state(struct hwtimer_timeout *t);
 u64 hwtimer_overruns(const struct hwtimer_timeout *t);
-
-/* Unprocessed timeouts handed back by hwtimer_wheel_stop() are linked here. */
-#define hwtimer_for_each_unprocessed(t, n, list) \
-	list_for_each_entry_safe(t, n, list, entry.node)
+struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list);
 
 /**
  * hwtimer_period() - period of a timeout

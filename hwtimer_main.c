@@ -18,9 +18,9 @@
  * tick only, moved earlier when an earlier timeout arrives, and left
  * unarmed while nothing is pending. Its callback does O(1) work. Like
  * timerfd, nothing is re-armed in interrupt context: a periodic timeout is
- * re-armed by the worker after its callback returned, so a tiny period
- * cannot keep a CPU in hard irq (and periods shorter than a tick are
- * refused anyway).
+ * re-armed by the worker after its callback returned, for the first period
+ * that ends after that, so a tiny period cannot keep a CPU in hard irq
+ * (and periods shorter than a tick are refused anyway).
  *
  * A timeout's state lives under its wheel's raw spinlock:
  *
@@ -29,30 +29,48 @@
  *   PENDING --worker takes it--> RUNNING --callback returns--> idle, or
  *                 PENDING again (periodic, or armed by the callback)
  *   PENDING --cancel--> idle (the callback never starts)
+ *   PENDING --stop--> HANDBACK (on the list stop hands back) --pop--> idle
  *
  * A collected timeout whose callback has not started is still PENDING, so
  * hwtimer_cancel() racing expiry resolves exactly once: either the cancel
  * takes the timeout back (CANCELLED, no run) or the worker took it first
- * (RUNNING or NOT_PENDING, exactly one run). Running is recorded per worker,
- * not in the timeout, so a one-shot callback may free the object embedding
- * its timeout: once the callback returns, the timeout is only touched again
- * if it is pending or periodic (and a periodic timeout lives until it is
- * cancelled). A timeout never runs on two workers at once: one that expires
- * while its previous run is still going is parked on that worker, which
- * queues it again when the callback returns.
+ * (RUNNING or NOT_PENDING, exactly one run).
+ *
+ * Which run is in progress is recorded twice: the worker points at the
+ * timeout (@cur), and the timeout's state names the worker (HWT_RUNNING and
+ * its index). A run is the timeout's only while both agree. A one-shot
+ * callback may free the object embedding its timeout, and a new timeout
+ * may then be set up at the same address: hwtimer_timeout_init() clears its
+ * state, so the new timeout is never taken for the old run (its pin, its
+ * limit place and its waiters stay its own). Once a one-shot's callback
+ * returns, the timeout is not touched again; a periodic one lives until it
+ * is cancelled. A timeout never runs on two workers at once: one that
+ * expires while its previous run is still going is parked on that worker,
+ * which queues it again when the callback returns.
+ *
+ * Wheels are found by id, not by pointer: a timeout keeps the id of the
+ * wheel of its last arm, which is looked up under RCU in hwtimer_wheel_ids.
+ * A destroyed wheel's id matches nothing, so cancelling a timeout after its
+ * wheel is gone is safe. A wheel is freed when hwtimer_wheel_destroy() and
+ * every thread waiting in it (hwtimer_cancel_sync()) have dropped their
+ * references, after an RCU grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/kref.h>
 #include <linux/kthread.h>
+#include <linux/list_sort.h>
+#include <linux/lockdep.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -60,6 +78,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include "hwtimer.h"
 #include "hwtimer_internal.h"
@@ -74,9 +93,19 @@
 
 /* A timeout's state: bits in the spare of its wheel entry. */
 #define hwt_state(t)	((t)->entry.aux)
-/* Bits of hwt_state(). */
+/* Periods a periodic timeout skipped, added to its next run's overruns. */
+#define hwt_carry(t)	((t)->entry.aux32)
+/* Bits of hwt_state(), under the wheel lock. */
 #define HWT_QUEUED	0x1	/* pending: in the wheel or on the ready list */
 #define HWT_PARKED	0x2	/* pending, parked on the worker running it */
+#define HWT_RUNNING	0x4	/* taken by the worker named in HWT_WORKER */
+#define HWT_HANDBACK	0x8	/* on the list stop handed back: not armable */
+/* How the last arm ended: an &enum hwtimer_state, 0 while none did. */
+#define HWT_OUTCOME_SHIFT	4
+#define HWT_OUTCOME	(0x7 << HWT_OUTCOME_SHIFT)
+/* Index of the worker of the run HWT_RUNNING refers to. */
+#define HWT_WORKER_SHIFT	8
+#define HWT_WORKER	(0xff << HWT_WORKER_SHIFT)
 
 /* Owner modules a wheel pins with one reference each; see pin_get(). */
 #define HWTIMER_PIN_SLOTS	4
@@ -96,37 +125,43 @@ struct hwtimer_pin {
  * @w: the wheel
  * @task: the kthread
  * @cur: timeout whose callback this worker runs now, or NULL
+ * @seq: runs finished; a waiter for the run in progress waits for a change
  * @owner: module pinned for @cur (NULL when none is pinned)
  * @period: @cur's period when its callback started
  * @overruns: periods @cur missed before this run
  * @rearmed: @cur became pending again during this run
- * @norearm: @cur was cancelled during this run: no periodic re-arm
+ * @held: @cur is periodic and keeps its place in the wheel's limit
+ *	(max_pending) until it is re-armed or cancelled
  * @parked: @cur expired again during this run; queued when it returns
  *
- * Every field but @w and @task is under the wheel's lock; @cur is also read
- * locklessly by hwtimer_cancel_sync() to wait for the callback.
+ * Every field but @w and @task is under the wheel's lock; @seq is also read
+ * locklessly by waiters.
  */
 struct hwtimer_worker {
 	struct hwtimer_wheel *w;
 	struct task_struct *task;
 	struct hwtimer_timeout *cur;
+	unsigned long seq;
 	struct module *owner;
 	u64 period;
 	u64 overruns;
 	bool rearmed;
-	bool norearm;
+	bool held;
 	struct hwtimer_timeout *parked;
 };
 
 /**
  * struct hwtimer_wheel - a wheel instance
- * @lock: protects the wheel core, @ready, @npending, @hrt_next, @stopped,
- *	@nrunning, @stats, every worker's run state and the state of every
- *	timeout armed on this wheel
+ * @lock: protects the wheel core, @ready, @npending, @nlive, @hrt_next,
+ *	@stopped, @dead, @nrunning, @stats, every worker's run state and the
+ *	state of every timeout armed on this wheel
  * @ready: due timeouts waiting for a worker (linked by entry.node)
  * @npending: timeouts pending now
+ * @nlive: places taken in the limit: pending timeouts and running
+ *	periodic ones that will be re-armed
  * @hrt_next: time the hrtimer is armed to, U64_MAX when not armed
  * @stopped: hwtimer_wheel_stop() was called: arms are refused
+ * @dead: hwtimer_wheel_destroy() was called: the id matches nothing
  * @nrunning: callbacks running now
  * @stats: counters; pending and hrtimer_fires are filled in on read
  * @pins: owner modules pinned for many timeouts at once
@@ -137,6 +172,14 @@ struct hwtimer_worker {
  * @work_wq: idle workers wait here for @ready to fill
  * @done_wq: hwtimer_cancel_sync() and stop wait here for callbacks
  * @stop_mutex: serialises stop and destroy
+ * @ref: destroy's reference and one per waiter; the last frees the wheel
+ * @rcu: frees the wheel after lockless lookups by id are done with it
+ * @key: lockdep class of @map, one per wheel
+ * @map: lockdep map "held" while a callback runs and "taken" by those who
+ *	wait for callbacks, so lockdep sees a waiter holding a lock that a
+ *	callback takes
+ * @id: this wheel's id: a sequence number (high 32 bits) and its index in
+ *	hwtimer_wheel_ids (low 32 bits)
  * @link: entry in hwtimer_wheels
  * @dir: debugfs directory
  * @clock: an &enum hwtimer_clock
@@ -151,8 +194,10 @@ struct hwtimer_wheel {
 	raw_spinlock_t lock;
 	struct list_head ready;
 	u64 npending;
+	u64 nlive;
 	u64 hrt_next;
 	bool stopped;
+	bool dead;
 	unsigned int nrunning;
 	struct hwtimer_stats stats;
 	struct hwtimer_pin pins[HWTIMER_PIN_SLOTS];
@@ -163,6 +208,11 @@ struct hwtimer_wheel {
 	wait_queue_head_t work_wq;
 	wait_queue_head_t done_wq;
 	struct mutex stop_mutex;	/* serialises stop and destroy */
+	struct kref ref;
+	struct rcu_head rcu;
+	struct lock_class_key key;
+	struct lockdep_map map;
+	u64 id;
 	struct list_head link;
 	struct dentry *dir;
 	u32 clock;
@@ -177,23 +227,75 @@ struct hwtimer_wheel {
 /* Every wheel, for unique names; protected by hwtimer_wheels_lock. */
 static LIST_HEAD(hwtimer_wheels);
 static DEFINE_MUTEX(hwtimer_wheels_lock);
+/* Live wheels by the low half of their id; lookups under RCU. */
+static DEFINE_XARRAY_ALLOC1(hwtimer_wheel_ids);
+/* Next index xa_alloc_cyclic() tries, and the sequence of wheel ids. */
+static u32 hwtimer_wheel_next_idx;
+static atomic_t hwtimer_wheel_seq = ATOMIC_INIT(0);
 /* /sys/kernel/debug/hwtimer, or an error pointer without debugfs. */
 static struct dentry *hwtimer_debugfs;
 /* The shared instance, from module init to module exit. */
 static struct hwtimer_wheel *hwtimer_default;
 
+/*
+ * A module parameter of type unsigned long that must lie in [min, max]: a
+ * bad value fails the load (or the write under /sys/module) with -EINVAL,
+ * and the module loader's message names the parameter.
+ */
+struct hwtimer_ulong_param {
+	unsigned long *var;
+	unsigned long min;
+	unsigned long max;
+};
+
+static int param_set_ranged(const char *val, const struct kernel_param *kp)
+{
+	const struct hwtimer_ulong_param *p = kp->arg;
+	unsigned long v;
+	int ret;
+
+	ret = kstrtoul(val, 0, &v);
+	if (ret)
+		return ret;
+	if (v < p->min || v > p->max)
+		return -EINVAL;
+	*p->var = v;
+	return 0;
+}
+
+static int param_get_ranged(char *buf, const struct kernel_param *kp)
+{
+	const struct hwtimer_ulong_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%lu\n", *p->var);
+}
+
+static const struct kernel_param_ops hwtimer_param_ops_ranged = {
+	.set = param_set_ranged,
+	.get = param_get_ranged,
+};
+
+/* @v (unsigned long) as module parameter @name, accepted in [@lo, @hi]. */
+#define hwtimer_param_ranged(name, v, lo, hi, perm)			\
+	static struct hwtimer_ulong_param hwtimer_param_##name = {	\
+		.var = &(v), .min = (lo), .max = (hi),			\
+	};								\
+	module_param_cb(name, &hwtimer_param_ops_ranged,		\
+			&hwtimer_param_##name, perm)
+
 /* Parameters of the default wheel. */
-static ulong tick_ns = HWTIMER_TICK_DEFAULT_NS;
-module_param(tick_ns, ulong, 0444);
+static unsigned long tick_ns = HWTIMER_TICK_DEFAULT_NS;
+hwtimer_param_ranged(tick_ns, tick_ns, HWTIMER_TICK_MIN_NS, HWTIMER_TICK_MAX_NS,
+		    0444);
 MODULE_PARM_DESC(tick_ns, "default wheel: tick length in ns (10000 - 1000000000)");
-static uint workers = HWTIMER_WORKERS_DEFAULT;
-module_param(workers, uint, 0444);
+static unsigned long workers = HWTIMER_WORKERS_DEFAULT;
+hwtimer_param_ranged(workers, workers, 1, HWTIMER_WORKERS_MAX, 0444);
 MODULE_PARM_DESC(workers, "default wheel: callback worker kthreads (1 - 64)");
-static ulong max_pending;
-module_param(max_pending, ulong, 0444);
+static unsigned long max_pending;
+hwtimer_param_ranged(max_pending, max_pending, 0, ULONG_MAX, 0444);
 MODULE_PARM_DESC(max_pending, "default wheel: most pending timeouts, 0 = unlimited");
-static uint clock_param;
-module_param_named(clock, clock_param, uint, 0444);
+static unsigned long clock_param;
+hwtimer_param_ranged(clock, clock_param, 0, 1, 0444);
 MODULE_PARM_DESC(clock, "default wheel: 0 = CLOCK_MONOTONIC, 1 = CLOCK_BOOTTIME");
 
 static u64 wheel_now(const struct hwtimer_wheel *w)
@@ -262,31 +364,28 @@ static bool is_pending(const struct hwtimer_timeout *t)
 	return hwt_state(t) & HWT_QUEUED;
 }
 
-/* Worker running @t's callback now, or NULL. Caller holds w->lock. */
+/* Record how @t's last arm ended (an &enum hwtimer_state). */
+static void set_outcome(struct hwtimer_timeout *t, unsigned int outcome)
+{
+	hwt_state(t) = (hwt_state(t) & ~HWT_OUTCOME) |
+		       outcome << HWT_OUTCOME_SHIFT;
+}
+
+/*
+ * Worker running @t's callback now, or NULL: the worker @t's state names,
+ * if that worker's current timeout is @t. A stale index (a run that ended,
+ * or one on another wheel) names a worker that runs something else, or
+ * none. O(1). Caller holds w->lock.
+ */
 static struct hwtimer_worker *running_on(struct hwtimer_wheel *w,
 					 const struct hwtimer_timeout *t)
 {
-	unsigned int i;
+	unsigned int i = hwt_state(t) >> HWT_WORKER_SHIFT;
 
 	lockdep_assert_held(&w->lock);
-	if (!w->nrunning)
+	if (!(hwt_state(t) & HWT_RUNNING) || i >= w->nworkers)
 		return NULL;
-	for (i = 0; i < w->nworkers; i++)
-		if (w->workers[i].cur == t)
-			return &w->workers[i];
-	return NULL;
-}
-
-/* Lockless variant for waiters; see hwtimer_cancel_sync(). */
-static bool maybe_running(struct hwtimer_wheel *w,
-			  const struct hwtimer_timeout *t)
-{
-	unsigned int i;
-
-	for (i = 0; i < w->nworkers; i++)
-		if (READ_ONCE(w->workers[i].cur) == t)
-			return true;
-	return false;
+	return w->workers[i].cur == t ? &w->workers[i] : NULL;
 }
 
 static struct hwtimer_worker *current_worker(struct hwtimer_wheel *w)
@@ -310,7 +409,10 @@ static void program(struct hwtimer_wheel *w, u64 ns)
 		      HRTIMER_MODE_ABS_HARD);
 }
 
-/* Put idle, pinned @t into the wheel for @deadline. Caller holds w->lock. */
+/*
+ * Put idle, pinned @t into the wheel for @deadline; a run in progress
+ * stays recorded. Caller holds w->lock.
+ */
 static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		    u64 deadline)
 {
@@ -318,7 +420,7 @@ static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 
 	lockdep_assert_held(&w->lock);
 	hwtimer_wc_arm(&w->wc, &t->entry, deadline);
-	hwt_state(t) = HWT_QUEUED;
+	hwt_state(t) = (hwt_state(t) & (HWT_RUNNING | HWT_WORKER)) | HWT_QUEUED;
 	w->npending++;
 	wk = running_on(w, t);
 	if (wk)
@@ -333,8 +435,8 @@ static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 }
 
 /*
- * Take pending @t back from wherever it waits; its pin is left to the
- * caller. Caller holds w->lock.
+ * Take pending @t back from wherever it waits; its pin and limit place are
+ * left to the caller. Caller holds w->lock.
  */
 static void dequeue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 {
@@ -349,7 +451,7 @@ static void dequeue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 	} else {
 		list_del_init(&t->entry.node);
 	}
-	hwt_state(t) = 0;
+	hwt_state(t) &= ~(HWT_QUEUED | HWT_PARKED);
 	w->npending--;
 	if (wk)
 		wk->rearmed = false;
@@ -372,43 +474,112 @@ static u64 abs_deadline(struct hwtimer_wheel *w, u64 expires, u32 flags)
 }
 
 /*
- * Arm idle @t for @deadline: check the limit, pin the owner (unless a
- * running callback already holds the pin), enqueue. Caller holds w->lock.
+ * Arm idle @t for @deadline: take a place in the limit (or the one its
+ * running periodic callback still holds), pin the owner (unless a running
+ * callback already holds the pin), enqueue. Caller holds w->lock.
  */
 static int start(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		 u64 deadline, u64 period)
 {
+	struct hwtimer_worker *wk = running_on(w, t);
+
 	lockdep_assert_held(&w->lock);
-	if (w->max_pending && w->npending >= w->max_pending) {
-		w->stats.rejected++;
-		return -ENOSPC;
+	if (wk && wk->held) {
+		wk->held = false;
+	} else {
+		if (w->max_pending && w->nlive >= w->max_pending) {
+			w->stats.rejected++;
+			return -ENOSPC;
+		}
+		if (!wk && !pin_get(w, t->owner))
+			return -ENODEV;
+		w->nlive++;
 	}
-	if (!running_on(w, t) && !pin_get(w, t->owner))
-		return -ENODEV;
 	t->period_ns = period;
+	hwt_carry(t) = 0;
 	enqueue(w, t, deadline);
 	w->stats.armed++;
 	return 0;
 }
 
+/* The live wheel with id @id, or NULL. Caller is in an RCU read section. */
+static struct hwtimer_wheel *wheel_lookup(u64 id)
+{
+	struct hwtimer_wheel *w;
+
+	if (!id)
+		return NULL;
+	w = xa_load(&hwtimer_wheel_ids, (u32)id);
+	return w && READ_ONCE(w->id) == id ? w : NULL;
+}
+
 /*
  * Lock the wheel @t was last armed on, coping with a concurrent move to
- * another wheel. Return: the locked wheel, or NULL if @t was never armed.
+ * another wheel. Return: the locked wheel, or NULL if @t was never armed
+ * or its wheel is destroyed.
  */
 static struct hwtimer_wheel *lock_timeout(struct hwtimer_timeout *t,
 					  unsigned long *flags)
 {
 	struct hwtimer_wheel *w;
+	u64 id;
 
+	rcu_read_lock();
 	for (;;) {
-		w = READ_ONCE(t->wheel);
+		id = READ_ONCE(t->wheel_id);
+		w = wheel_lookup(id);
 		if (!w)
-			return NULL;
+			break;
 		raw_spin_lock_irqsave(&w->lock, *flags);
-		if (likely(READ_ONCE(t->wheel) == w))
-			return w;
+		if (unlikely(w->dead)) {
+			raw_spin_unlock_irqrestore(&w->lock, *flags);
+			w = NULL;
+			break;
+		}
+		if (likely(READ_ONCE(t->wheel_id) == id))
+			break;
 		raw_spin_unlock_irqrestore(&w->lock, *flags);
 	}
+	rcu_read_unlock();
+	return w;
+}
+
+/* Is @t on a list handed back by stop, not popped yet? Lockless. */
+static bool handed_back(struct hwtimer_timeout *t)
+{
+	return smp_load_acquire(&hwt_state(t)) & HWT_HANDBACK;
+}
+
+/*
+ * Unbind idle @t from the wheel of its last arm, which is not @w. Return:
+ * 0, or -EBUSY if @t is pending, running or handed back there.
+ */
+static int unbind(struct hwtimer_wheel *w, struct hwtimer_timeout *t, u64 id)
+{
+	struct hwtimer_wheel *old;
+	unsigned long oflags;
+	bool busy;
+
+	old = lock_timeout(t, &oflags);
+	if (!old) {
+		/* Its wheel is gone: only a handed-back timeout is busy. */
+		if (handed_back(t))
+			return -EBUSY;
+		cmpxchg64(&t->wheel_id, id, 0);
+		return 0;
+	}
+	if (old == w) {
+		raw_spin_unlock_irqrestore(&old->lock, oflags);
+		return 0;
+	}
+	busy = is_pending(t) || running_on(old, t) ||
+	       (hwt_state(t) & HWT_HANDBACK);
+	if (!busy) {
+		hwt_state(t) &= ~HWT_RUNNING;
+		WRITE_ONCE(t->wheel_id, 0);
+	}
+	raw_spin_unlock_irqrestore(&old->lock, oflags);
+	return busy ? -EBUSY : 0;
 }
 
 /*
@@ -418,27 +589,22 @@ static struct hwtimer_wheel *lock_timeout(struct hwtimer_timeout *t,
 static int claim(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		 unsigned long *flags)
 {
-	struct hwtimer_wheel *old = READ_ONCE(t->wheel);
-	unsigned long oflags;
+	u64 id = READ_ONCE(t->wheel_id);
+	int ret;
 
-	if (old && old != w) {
-		old = lock_timeout(t, &oflags);
-		if (old && old != w) {
-			bool busy = is_pending(t) || running_on(old, t);
-
-			if (!busy)
-				WRITE_ONCE(t->wheel, NULL);
-			raw_spin_unlock_irqrestore(&old->lock, oflags);
-			if (busy)
-				return -EBUSY;
-		} else if (old) {
-			raw_spin_unlock_irqrestore(&old->lock, oflags);
-		}
+	if (id && id != w->id) {
+		ret = unbind(w, t, id);
+		if (ret)
+			return ret;
 	}
 	raw_spin_lock_irqsave(&w->lock, *flags);
-	if (!READ_ONCE(t->wheel))
-		WRITE_ONCE(t->wheel, w);
-	if (READ_ONCE(t->wheel) != w) {
+	if (!READ_ONCE(t->wheel_id))
+		WRITE_ONCE(t->wheel_id, w->id);
+	if (READ_ONCE(t->wheel_id) != w->id) {
+		raw_spin_unlock_irqrestore(&w->lock, *flags);
+		return -EBUSY;
+	}
+	if (hwt_state(t) & HWT_HANDBACK) {
 		raw_spin_unlock_irqrestore(&w->lock, *flags);
 		return -EBUSY;
 	}
@@ -452,7 +618,10 @@ static int claim(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
  * @flags: must be 0 (reserved)
  * @owner: module to pin while @t is pending or running; NULL pins nothing
  *
- * Context: any; @t must not be pending or running.
+ * @t may be memory that an earlier timeout used, even one whose callback
+ * freed it and is still returning: the new timeout is a new one.
+ *
+ * Context: any; @t must not be pending, running or handed back.
  */
 void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
 			    u32 flags, struct module *owner)
@@ -474,16 +643,19 @@ EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
  * @flags: 0 or %HWTIMER_ABS
  *
  * The callback runs no earlier than the deadline, normally within a tick
- * after it. A periodic timeout is re-armed after each run for the next
- * period that has not passed yet; the periods it skipped are reported by
- * hwtimer_overruns(). The callback may arm its own timeout again.
+ * after it. A periodic timeout is re-armed when its callback returns, for
+ * the first period that ends after that; the periods it skipped are added
+ * to hwtimer_overruns() of its next run. The callback may arm its own
+ * timeout again. A periodic timeout holds one place in @w's max_pending
+ * from this arm until it is cancelled, its callback runs included.
  *
  * Context: any, hard interrupt included; never sleeps. Takes @w's lock
  * with interrupts saved.
  * Return: 0 on success; -EINVAL on bad arguments; -EBUSY if @t is pending
- * (or bound to another wheel that it is pending or running on); -ENOSPC
- * when @w holds its maximum of pending timeouts; -ESHUTDOWN after
- * hwtimer_wheel_stop(); -ENODEV if @t's owner module is being unloaded.
+ * (or bound to another wheel that it is pending or running on, or on a
+ * list handed back by hwtimer_wheel_stop()); -ENOSPC when @w holds its
+ * maximum of pending timeouts; -ESHUTDOWN after hwtimer_wheel_stop();
+ * -ENODEV if @t's owner module is being unloaded.
  */
 int hwtimer_arm(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		u64 expires, u64 period, u32 flags)
@@ -523,8 +695,9 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  *
  * Context: any, hard interrupt included; never sleeps.
  * Return: 0 on success; -EINVAL if @t was never armed or @flags is bad;
- * -ENOSPC, -ESHUTDOWN or -ENODEV as for hwtimer_arm() when @t was idle
- * (-ESHUTDOWN also when pending on a stopped wheel).
+ * -ESHUTDOWN if the wheel of its last arm is stopped or destroyed (also
+ * when @t is pending there); -ENOSPC or -ENODEV as for hwtimer_arm() when
+ * @t was idle.
  */
 int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 {
@@ -536,7 +709,7 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 		return -EINVAL;
 	w = lock_timeout(t, &irqflags);
 	if (!w)
-		return -EINVAL;
+		return READ_ONCE(t->wheel_id) ? -ESHUTDOWN : -EINVAL;
 	if (w->stopped) {
 		w->stats.rejected++;
 		ret = -ESHUTDOWN;
@@ -561,13 +734,20 @@ static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 	lockdep_assert_held(&w->lock);
 	if (is_pending(t)) {
 		dequeue(w, t);
+		w->nlive--;
 		w->stats.cancelled++;
 		if (!wk)
 			pin_put(w, t->owner);
+		set_outcome(t, HWTIMER_STATE_CANCELLED);
 		ret = HWTIMER_CANCELLED;
 	}
 	if (wk) {
-		wk->norearm = true;
+		if (wk->held) {
+			/* A periodic series ends here: no re-arm. */
+			wk->held = false;
+			w->nlive--;
+			set_outcome(t, HWTIMER_STATE_CANCELLED);
+		}
 		if (ret == HWTIMER_NOT_PENDING)
 			ret = HWTIMER_RUNNING;
 	}
@@ -582,7 +762,7 @@ static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
  * Cancelling a timeout whose expiry was already collected but whose
  * callback has not started still succeeds: exactly one of cancel and
  * callback wins. A running periodic timeout is not re-armed after its
- * callback returns.
+ * callback returns. Safe on a timeout whose wheel was destroyed.
  *
  * Context: any, hard interrupt included; never sleeps.
  * Return: %HWTIMER_CANCELLED if @t was pending (its pending expiry will
@@ -605,13 +785,36 @@ int hwtimer_cancel(struct hwtimer_timeout *t)
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
 
+static void wheel_release(struct kref *ref)
+{
+	struct hwtimer_wheel *w = container_of(ref, struct hwtimer_wheel, ref);
+
+	lockdep_unregister_key(&w->key);
+	kvfree_rcu(w, rcu);
+}
+
+/*
+ * Tell lockdep that the caller waits for callbacks of @w: a lock held now
+ * and taken by a callback is a possible deadlock. Not from a callback of
+ * @w itself, where waiting for another worker is allowed.
+ */
+static void annotate_wait(struct hwtimer_wheel *w)
+{
+	if (current_worker(w))
+		return;
+	lock_map_acquire(&w->map);
+	lock_map_release(&w->map);
+}
+
 /**
  * hwtimer_cancel_sync() - cancel a timeout and wait for its callback
  * @t: the timeout
  *
  * Like hwtimer_cancel(), then waits until the callback is not running,
  * cancelling again whatever the callback re-armed. On return @t is idle
- * (unless someone else arms it concurrently) and may be freed.
+ * (unless someone else arms it concurrently) and may be freed. Lockdep
+ * checks the caller holds no lock that a callback of the wheel takes, as
+ * it does for del_timer_sync().
  *
  * Context: process context, may sleep. Must not be called from @t's own
  * callback; may be called from another callback of the same wheel.
@@ -624,7 +827,7 @@ int hwtimer_cancel_sync(struct hwtimer_timeout *t)
 	int ret = HWTIMER_NOT_PENDING;
 	struct hwtimer_worker *wk;
 	struct hwtimer_wheel *w;
-	unsigned long irqflags;
+	unsigned long irqflags, seq = 0;
 	int r;
 
 	might_sleep();
@@ -638,12 +841,18 @@ int hwtimer_cancel_sync(struct hwtimer_timeout *t)
 			return -EDEADLK;
 		}
 		r = cancel_locked(w, t);
-		raw_spin_unlock_irqrestore(&w->lock, irqflags);
 		if (ret == HWTIMER_NOT_PENDING)
 			ret = r;
+		if (wk)
+			seq = wk->seq;
+		kref_get(&w->ref);
+		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+		annotate_wait(w);
+		if (wk)
+			wait_event(w->done_wq, READ_ONCE(wk->seq) != seq);
+		kref_put(&w->ref, wheel_release);
 		if (!wk)
 			return ret;
-		wait_event(w->done_wq, !maybe_running(w, t));
 	}
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel_sync);
@@ -671,22 +880,99 @@ bool hwtimer_pending(struct hwtimer_timeout *t)
 }
 EXPORT_SYMBOL_GPL(hwtimer_pending);
 
+/* State of idle @t from its recorded outcome. */
+static enum hwtimer_state outcome_of(u16 state)
+{
+	if (state & HWT_HANDBACK)
+		return HWTIMER_STATE_STOPPED;
+	return (state & HWT_OUTCOME) >> HWT_OUTCOME_SHIFT;
+}
+
+/**
+ * hwtimer_state() - what became of a timeout
+ * @t: the timeout
+ *
+ * Tells apart the cases hwtimer_pending() folds into false: never armed,
+ * running, fired, cancelled, taken back by a stopping wheel. A one-shot
+ * reads %HWTIMER_STATE_FIRED from the moment its callback returns (and
+ * %HWTIMER_STATE_RUNNING while it runs); a periodic one cancelled while its
+ * callback runs reads %HWTIMER_STATE_CANCELLED once it returned.
+ *
+ * Context: any; never sleeps. As stale as hwtimer_pending()'s answer.
+ * Return: an &enum hwtimer_state.
+ */
+enum hwtimer_state hwtimer_state(struct hwtimer_timeout *t)
+{
+	enum hwtimer_state ret;
+	struct hwtimer_wheel *w;
+	unsigned long irqflags;
+
+	w = lock_timeout(t, &irqflags);
+	if (!w)
+		return outcome_of(READ_ONCE(hwt_state(t)));
+	if (is_pending(t))
+		ret = HWTIMER_STATE_PENDING;
+	else if (running_on(w, t))
+		ret = HWTIMER_STATE_RUNNING;
+	else
+		ret = outcome_of(hwt_state(t));
+	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(hwtimer_state);
+
 /**
  * hwtimer_overruns() - periods missed before the running callback
  * @t: a periodic timeout, from inside its callback
  *
  * Context: @t's own callback; the count is kept by the worker running it.
  * Return: how many whole periods passed unserved before this run (0 when on
- * time); 0 for a one-shot, and 0 when not called from @t's callback.
+ * time): those that ended while the previous run was still going, and
+ * those between this run's deadline and its start; 0 for a one-shot, and 0
+ * when not called from @t's callback.
  */
 u64 hwtimer_overruns(const struct hwtimer_timeout *t)
 {
-	struct hwtimer_wheel *w = READ_ONCE(t->wheel);
-	struct hwtimer_worker *wk = w ? current_worker(w) : NULL;
+	struct hwtimer_worker *wk = NULL;
+	struct hwtimer_wheel *w;
 
+	rcu_read_lock();
+	w = wheel_lookup(READ_ONCE(t->wheel_id));
+	if (w)
+		wk = current_worker(w);
+	rcu_read_unlock();
 	return wk && READ_ONCE(wk->cur) == t ? wk->overruns : 0;
 }
 EXPORT_SYMBOL_GPL(hwtimer_overruns);
+
+/**
+ * hwtimer_unprocessed_pop() - take a timeout off a list stop handed back
+ * @list: the list given to hwtimer_wheel_stop()
+ *
+ * While on the list, a timeout cannot be armed (-EBUSY); this takes the
+ * first one off and makes it idle (%HWTIMER_STATE_STOPPED), free to be
+ * armed again or freed. Works after the wheel was destroyed, too.
+ *
+ * Context: any; never sleeps. The caller serialises access to @list.
+ * Return: the timeout, or NULL when @list is empty.
+ */
+struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list)
+{
+	struct hwtimer_timeout *t;
+	struct hwtimer_wheel *w;
+	unsigned long irqflags;
+
+	t = list_first_entry_or_null(list, struct hwtimer_timeout, entry.node);
+	if (!t)
+		return NULL;
+	w = lock_timeout(t, &irqflags);
+	list_del_init(&t->entry.node);
+	smp_store_release(&hwt_state(t), hwt_state(t) & ~HWT_HANDBACK);
+	if (w)
+		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	return t;
+}
+EXPORT_SYMBOL_GPL(hwtimer_unprocessed_pop);
 
 /* Hard irq: count, flag, wake the tick thread. Never re-arms itself. */
 static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
@@ -702,12 +988,25 @@ static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 /*
  * Entries the tick thread hands out or cascades per hold of the wheel lock:
  * bounds how long interrupts stay off when many timeouts come due at once.
+ * Stop hands back as many per hold.
  */
 #define HWTIMER_ADVANCE_BATCH	256
 
+static int cmp_deadline(void *priv, const struct list_head *a,
+			const struct list_head *b)
+{
+	const struct hwtimer_wc_entry *ea, *eb;
+
+	ea = list_entry(a, struct hwtimer_wc_entry, node);
+	eb = list_entry(b, struct hwtimer_wc_entry, node);
+	return ea->expires_ns > eb->expires_ns;
+}
+
 /*
  * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries, make
- * what is due ready and, once nothing due is left, re-arm the hrtimer.
+ * what is due ready in deadline order (a slot collected from a higher
+ * level holds several ticks' entries in arming order) and, once nothing
+ * due is left, re-arm the hrtimer.
  * Return: true when due entries are left for another call.
  */
 static bool advance(struct hwtimer_wheel *w, u64 *n)
@@ -721,6 +1020,8 @@ static bool advance(struct hwtimer_wheel *w, u64 *n)
 	w->hrt_next = U64_MAX;
 	*n = hwtimer_wc_advance_max(&w->wc, wheel_now(w), &due,
 				    HWTIMER_ADVANCE_BATCH);
+	if (*n > 1)
+		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &w->ready);
 	if (!hwtimer_wc_next_expiry(&w->wc, &tick)) {
 		more = false;
@@ -772,27 +1073,32 @@ static unsigned int lat_bucket(u64 late)
 }
 
 /*
- * Re-arm periodic @t for the first period after the ones its last run
- * covered or skipped. Return: false if the next deadline overflows.
- * Caller holds w->lock.
+ * Re-arm periodic @t, whose callback just returned, for the first period
+ * that ends after now; the periods skipped on the way are carried into
+ * the next run's overruns. @t keeps the limit place its run held.
+ * Return: false if the next deadline overflows. Caller holds w->lock.
  */
-static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
-			   u64 overruns)
+static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 {
-	u64 step, next;
+	u64 deadline = hwtimer_deadline(t), now = wheel_now(w);
+	u64 k = 1, step, next;
 
 	lockdep_assert_held(&w->lock);
-	if (check_mul_overflow(overruns + 1, t->period_ns, &step) ||
-	    check_add_overflow(hwtimer_deadline(t), step, &next))
+	if (now >= deadline)
+		k += div64_u64(now - deadline, t->period_ns);
+	if (check_mul_overflow(k, t->period_ns, &step) ||
+	    check_add_overflow(deadline, step, &next))
 		return false;
+	hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
 	enqueue(w, t, next);
+	hwt_carry(t) = min_t(u64, k - 1, U32_MAX);
 	return true;
 }
 
 /*
  * The callback of @wk->cur returned. Touch the timeout only if it is
- * pending again or periodic; else it may already be freed.
- * Caller holds w->lock. Return: true if done_wq has waiters to wake.
+ * pending again or a periodic one still held; else it may already be
+ * freed. Caller holds w->lock. Return: true if done_wq has waiters to wake.
  */
 static bool finish_locked(struct hwtimer_worker *wk)
 {
@@ -801,44 +1107,42 @@ static bool finish_locked(struct hwtimer_worker *wk)
 
 	lockdep_assert_held(&w->lock);
 	WRITE_ONCE(wk->cur, NULL);
+	WRITE_ONCE(wk->seq, wk->seq + 1);
 	WRITE_ONCE(w->nrunning, w->nrunning - 1);
 	if (wk->parked) {
-		hwt_state(wk->parked) &= ~HWT_PARKED;
-		list_add(&wk->parked->entry.node, &w->ready);
+		/* Re-armed during the run and due already: ready at once. */
+		hwt_state(t) &= ~(HWT_PARKED | HWT_RUNNING | HWT_WORKER);
+		list_add(&t->entry.node, &w->ready);
 		wk->parked = NULL;
-	} else if (!wk->rearmed &&
-		   !(wk->period && !wk->norearm && !w->stopped &&
-		     rearm_periodic(w, t, wk->overruns))) {
+	} else if (wk->rearmed) {
+		hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
+	} else if (!(wk->held && !w->stopped && rearm_periodic(w, t))) {
+		if (wk->held)
+			w->nlive--;
 		pin_put(w, wk->owner);
 	}
+	wk->held = false;
 	wk->owner = NULL;
 	return wq_has_sleeper(&w->done_wq);
 }
 
 /*
- * Finish the callback @wk ran last (when @ran), then, when @take, take the
- * first ready timeout that is not running elsewhere and mark it running on
- * @wk: one hold of the wheel lock per expiry. Return: the timeout taken, or
- * NULL when none is ready.
+ * Take the first ready timeout that is not running elsewhere and mark it
+ * running on @wk. Caller holds w->lock. Return: the timeout, or NULL.
  */
-static struct hwtimer_timeout *next_ready(struct hwtimer_worker *wk, bool ran,
-					  bool take)
+static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 {
 	struct hwtimer_wheel *w = wk->w;
-	struct hwtimer_timeout *t = NULL;
 	struct hwtimer_worker *other;
-	unsigned long irqflags;
-	bool wake = false;
+	struct hwtimer_timeout *t;
 	u64 now, late;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	if (ran)
-		wake = finish_locked(wk);
-	while (take) {
+	lockdep_assert_held(&w->lock);
+	for (;;) {
 		t = list_first_entry_or_null(&w->ready, struct hwtimer_timeout,
 					     entry.node);
 		if (!t)
-			goto out_unlock;
+			return NULL;
 		list_del_init(&t->entry.node);
 		other = running_on(w, t);
 		if (!other)
@@ -847,30 +1151,66 @@ static struct hwtimer_timeout *next_ready(struct hwtimer_worker *wk, bool ran,
 		hwt_state(t) |= HWT_PARKED;
 		other->parked = t;
 	}
-	if (!t)
-		goto out_unlock;
-	hwt_state(t) = 0;
+	hwt_state(t) = HWT_RUNNING |
+		       (wk - w->workers) << HWT_WORKER_SHIFT |
+		       HWTIMER_STATE_FIRED << HWT_OUTCOME_SHIFT;
 	w->npending--;
 	WRITE_ONCE(w->nrunning, w->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
 	wk->owner = t->owner;
 	wk->period = t->period_ns;
 	wk->rearmed = false;
-	wk->norearm = false;
+	/* A periodic timeout keeps its limit place through its run. */
+	wk->held = t->period_ns != 0;
+	if (!wk->held)
+		w->nlive--;
 	now = wheel_now(w);
 	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
-	wk->overruns = t->period_ns ? div64_u64(late, t->period_ns) : 0;
+	wk->overruns = t->period_ns ?
+		       hwt_carry(t) + div64_u64(late, t->period_ns) : 0;
+	hwt_carry(t) = 0;
 	w->stats.fired++;
 	w->stats.lateness[lat_bucket(late)]++;
 	if (late > w->stats.max_lateness_ns)
 		w->stats.max_lateness_ns = late;
 	trace_hwtimer_timeout_expire(w->name, t, hwtimer_deadline(t), now,
 				     wk->overruns);
-out_unlock:
+	return t;
+}
+
+/*
+ * Finish the callback @wk ran last and take the next ready timeout, in
+ * one hold of the wheel lock. Return: the timeout taken, or NULL.
+ */
+static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
+{
+	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_timeout *t;
+	unsigned long irqflags;
+	bool wake = false;
+
+	raw_spin_lock_irqsave(&w->lock, irqflags);
+	if (wk->cur)
+		wake = finish_locked(wk);
+	t = take_locked(wk);
 	raw_spin_unlock_irqrestore(&w->lock, irqflags);
 	if (wake)
 		wake_up_all(&w->done_wq);
 	return t;
+}
+
+/* Finish the callback @wk ran last, taking nothing. */
+static void finish(struct hwtimer_worker *wk)
+{
+	struct hwtimer_wheel *w = wk->w;
+	unsigned long irqflags;
+	bool wake;
+
+	raw_spin_lock_irqsave(&w->lock, irqflags);
+	wake = finish_locked(wk);
+	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	if (wake)
+		wake_up_all(&w->done_wq);
 }
 
 static bool worker_should_wake(struct hwtimer_wheel *w)
@@ -884,26 +1224,25 @@ static int worker_fn(void *arg)
 	struct hwtimer_worker *wk = arg;
 	struct hwtimer_wheel *w = wk->w;
 	struct hwtimer_timeout *t;
-	bool ran = false;
 
-	while (!kthread_should_stop()) {
-		t = next_ready(wk, ran, true);
-		ran = t;
+	for (;;) {
+		t = finish_and_take(wk);
 		if (!t) {
+			if (kthread_should_stop())
+				break;
 			wait_event_interruptible_exclusive(w->work_wq,
 							   worker_should_wake(w));
 			continue;
 		}
+		lock_map_acquire(&w->map);
 		t->fn(t);
+		lock_map_release(&w->map);
 		if (need_resched()) {
 			/* Finish before yielding: waiters need not wait. */
-			next_ready(wk, true, false);
-			ran = false;
+			finish(wk);
 			cond_resched();
 		}
 	}
-	if (ran)
-		next_ready(wk, true, false);
 	return 0;
 }
 
@@ -1025,6 +1364,7 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 {
 	unsigned int nworkers, i;
 	struct hwtimer_wheel *w;
+	u32 idx;
 	int ret;
 
 	ret = check_params(p);
@@ -1041,7 +1381,10 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	init_waitqueue_head(&w->work_wq);
 	init_waitqueue_head(&w->done_wq);
 	mutex_init(&w->stop_mutex);
+	kref_init(&w->ref);
 	strscpy(w->name, p->name, sizeof(w->name));
+	lockdep_register_key(&w->key);
+	lockdep_init_map(&w->map, w->name, &w->key, 0);
 	w->clock = p->clock;
 	w->tick_ns = p->tick_ns ?: HWTIMER_TICK_DEFAULT_NS;
 	w->max_pending = p->max_pending;
@@ -1065,17 +1408,26 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	ret = start_threads(w);
 	if (ret)
 		goto err_unlist;
+	/* Cyclic: an index comes back only after 2^32 other wheels. */
+	ret = xa_alloc_cyclic(&hwtimer_wheel_ids, &idx, w, xa_limit_32b,
+			      &hwtimer_wheel_next_idx, GFP_KERNEL);
+	if (ret < 0)
+		goto err_stop_threads;
+	WRITE_ONCE(w->id, (u64)(u32)atomic_inc_return(&hwtimer_wheel_seq) << 32 |
+		   idx);
 	w->dir = debugfs_create_dir(w->name, hwtimer_debugfs);
 	debugfs_create_file("stats", 0444, w->dir, w, &stats_fops);
 	debugfs_create_file("params", 0444, w->dir, w, &params_fops);
 	return w;
 
+err_stop_threads:
 err_unlist:
 	stop_threads(w);
 	mutex_lock(&hwtimer_wheels_lock);
 	list_del(&w->link);
 	mutex_unlock(&hwtimer_wheels_lock);
 err_free:
+	lockdep_unregister_key(&w->key);
 	kvfree(w);
 	return ERR_PTR(ret);
 }
@@ -1095,73 +1447,126 @@ struct hwtimer_wheel *hwtimer_default_wheel(void)
 }
 EXPORT_SYMBOL_GPL(hwtimer_default_wheel);
 
-/* Hand every pending timeout of @w to @list and make them idle. */
-static void take_all(struct hwtimer_wheel *w, struct list_head *list)
+/* Hand pending @t back: idle, not armable until popped. */
+static void hand_back(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+		      struct list_head *list)
+{
+	struct hwtimer_worker *wk = running_on(w, t);
+
+	lockdep_assert_held(&w->lock);
+	list_add_tail(&t->entry.node, list);
+	hwt_state(t) = (hwt_state(t) & ~(HWT_QUEUED | HWT_PARKED)) |
+		       HWT_HANDBACK;
+	set_outcome(t, HWTIMER_STATE_STOPPED);
+	w->npending--;
+	w->nlive--;
+	if (wk)
+		wk->rearmed = false;	/* the runner drops the pin */
+	else
+		pin_put(w, t->owner);
+}
+
+/*
+ * Hand up to @max pending timeouts of stopped @w back onto @list.
+ * Return: how many. Caller holds w->lock.
+ */
+static u64 take_some(struct hwtimer_wheel *w, struct list_head *list, u64 max)
 {
 	struct hwtimer_timeout *t;
 	struct hwtimer_worker *wk;
-	unsigned int i;
+	LIST_HEAD(some);
+	u64 n;
 
 	lockdep_assert_held(&w->lock);
-	hwtimer_wc_drain(&w->wc, list);
-	list_splice_tail_init(&w->ready, list);
-	for (i = 0; i < w->nworkers; i++) {
-		wk = &w->workers[i];
-		if (wk->parked) {
-			list_add_tail(&wk->parked->entry.node, list);
+	n = hwtimer_wc_drain_max(&w->wc, &some, max);
+	while (n < max && !list_empty(&w->ready)) {
+		list_move_tail(w->ready.next, &some);
+		n++;
+	}
+	while (!list_empty(&some)) {
+		t = list_first_entry(&some, struct hwtimer_timeout, entry.node);
+		list_del(&t->entry.node);
+		hand_back(w, t, list);
+	}
+	for (wk = w->workers; n < max && wk < w->workers + w->nworkers; wk++) {
+		t = wk->parked;
+		if (t) {
 			wk->parked = NULL;
+			hand_back(w, t, list);
+			n++;
 		}
 	}
-	list_for_each_entry(t, list, entry.node) {
-		hwt_state(t) = 0;
-		wk = running_on(w, t);
-		if (wk)
-			wk->rearmed = false;	/* the runner drops the pin */
-		else
-			pin_put(w, t->owner);
+	return n;
+}
+
+/* Make idle every timeout on @list, handed back by take_some(). */
+static void drop_some(struct hwtimer_wheel *w, struct list_head *list)
+{
+	struct hwtimer_timeout *t;
+	unsigned long irqflags;
+	unsigned int n;
+
+	while (!list_empty(list)) {
+		raw_spin_lock_irqsave(&w->lock, irqflags);
+		for (n = 0; n < HWTIMER_ADVANCE_BATCH && !list_empty(list); n++) {
+			t = list_first_entry(list, struct hwtimer_timeout,
+					     entry.node);
+			list_del_init(&t->entry.node);
+			smp_store_release(&hwt_state(t),
+					  hwt_state(t) & ~HWT_HANDBACK);
+		}
+		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+		cond_resched();
 	}
-	w->npending = 0;
-	w->hrt_next = U64_MAX;
 }
 
 /**
  * hwtimer_wheel_stop() - stop a wheel, handing back what did not fire
  * @w: the wheel
  * @unprocessed: list to append every pending timeout to, or NULL to drop
- *	them; walk it with hwtimer_for_each_unprocessed()
+ *	them; empty it with hwtimer_unprocessed_pop()
  *
  * Like Netty's HashedWheelTimer.stop(): from now on arms and modifies fail
  * with -ESHUTDOWN and periodic timeouts are not re-armed; every pending
- * timeout (in the wheel or collected but not started) becomes idle and is
- * handed back, its module pin dropped; then this waits for running
- * callbacks to return. Calling it again hands back nothing.
+ * timeout (in the wheel or collected but not started) is taken back, its
+ * module pin dropped; then this waits for running callbacks to return.
+ * A timeout on @unprocessed cannot be armed (-EBUSY, on any wheel) until
+ * hwtimer_unprocessed_pop() takes it off. Calling stop again hands back
+ * nothing. Interrupts stay off for at most %HWTIMER_ADVANCE_BATCH
+ * timeouts at a time, however many are pending.
  *
- * Context: process context, may sleep; not from a callback of @w.
+ * Context: process context, may sleep; not from a callback of @w. Lockdep
+ * checks the caller holds no lock that a callback of @w takes.
  * Return: 0, or -EDEADLK when called from a callback of @w.
  */
 int hwtimer_wheel_stop(struct hwtimer_wheel *w, struct list_head *unprocessed)
 {
-	struct hwtimer_timeout *t, *n;
 	unsigned long irqflags;
 	LIST_HEAD(list);
+	u64 n;
 
 	might_sleep();
 	if (current_worker(w))
 		return -EDEADLK;
+	annotate_wait(w);
 	mutex_lock(&w->stop_mutex);
 	raw_spin_lock_irqsave(&w->lock, irqflags);
 	w->stopped = true;
-	take_all(w, &list);
+	w->hrt_next = U64_MAX;
 	raw_spin_unlock_irqrestore(&w->lock, irqflags);
 	hrtimer_cancel(&w->hrt);
+	do {
+		raw_spin_lock_irqsave(&w->lock, irqflags);
+		n = take_some(w, &list, HWTIMER_ADVANCE_BATCH);
+		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+		cond_resched();
+	} while (n);
 	wait_event(w->done_wq, !READ_ONCE(w->nrunning));
-	mutex_unlock(&w->stop_mutex);
-	if (unprocessed) {
+	if (unprocessed)
 		list_splice_tail(&list, unprocessed);
-	} else {
-		list_for_each_entry_safe(t, n, &list, entry.node)
-			list_del_init(&t->entry.node);
-	}
+	else
+		drop_some(w, &list);
+	mutex_unlock(&w->stop_mutex);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_stop);
@@ -1171,24 +1576,31 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_stop);
  * @w: a wheel from hwtimer_wheel_create(), or NULL
  *
  * hwtimer_wheel_stop() dropping every pending timeout, then stops the
- * kthreads and frees the wheel. Timeouts last armed on @w must be set up
- * again with hwtimer_timeout_init() before they are used again.
+ * kthreads and frees the wheel. Its id then matches nothing: a timeout
+ * last armed on @w may still be cancelled (%HWTIMER_NOT_PENDING), queried,
+ * armed on another wheel or freed.
  *
  * Context: process context, may sleep; not from a callback of @w.
  */
 void hwtimer_wheel_destroy(struct hwtimer_wheel *w)
 {
+	unsigned long irqflags;
+
 	if (!w)
 		return;
 	if (WARN_ON_ONCE(hwtimer_wheel_stop(w, NULL)))
 		return;
+	raw_spin_lock_irqsave(&w->lock, irqflags);
+	w->dead = true;
+	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	xa_erase(&hwtimer_wheel_ids, (u32)w->id);
 	debugfs_remove_recursive(w->dir);
 	stop_threads(w);
 	mutex_lock(&hwtimer_wheels_lock);
 	list_del(&w->link);
 	mutex_unlock(&hwtimer_wheels_lock);
 	mutex_destroy(&w->stop_mutex);
-	kvfree(w);
+	kref_put(&w->ref, wheel_release);
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_destroy);
 

@@ -104,6 +104,8 @@ void hwtimer_wc_entry_init(struct hwtimer_wc_entry *e)
 	INIT_LIST_HEAD(&e->node);
 	e->expires_ns = 0;
 	e->idx = HWTIMER_WC_IDLE;
+	e->aux = 0;
+	e->aux32 = 0;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
 
@@ -397,6 +399,48 @@ bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
 
 /**
+ * hwtimer_wc_drain_max() - take up to a bounded number of entries out
+ * @wc: the wheel
+ * @list: list to append them to (linked by their node), earliest slots
+ *	first
+ * @max: most entries to move
+ *
+ * O(1) per entry moved, so a caller holding a lock with interrupts off can
+ * empty a full wheel in bounded steps, dropping the lock in between.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: number of entries moved; fewer than @max when the wheel is empty.
+ */
+u64 hwtimer_wc_drain_max(struct hwtimer_wc *wc, struct list_head *list,
+			 u64 max)
+{
+	struct hwtimer_wc_entry *e;
+	unsigned int lvl, idx;
+	u64 n = 0;
+
+	while (n < max) {
+		if (!list_empty(&wc->due)) {
+			e = list_first_entry(&wc->due, struct hwtimer_wc_entry,
+					     node);
+		} else if (wc->levels) {
+			lvl = __ffs(wc->levels);
+			idx = lvl * HWTIMER_WC_LVL_SIZE +
+			      __ffs64(wc->occupied[lvl]);
+			e = list_first_entry(&wc->slots[idx],
+					     struct hwtimer_wc_entry, node);
+		} else {
+			break;
+		}
+		detach_entry(wc, e);
+		list_add_tail(&e->node, list);
+		n++;
+	}
+	wc->count -= n;
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_drain_max, HWTIMER_WHEEL);
+
+/**
  * hwtimer_wc_drain() - take every entry out of the wheel
  * @wc: the wheel
  * @list: list to append them to (linked by their node)
@@ -406,20 +450,6 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
  */
 u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list)
 {
-	struct hwtimer_wc_entry *e, *tmp;
-	unsigned int lvl;
-	u64 n = 0;
-	LIST_HEAD(todo);
-
-	list_splice_tail_init(&wc->due, &todo);
-	for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++)
-		collect_slots(wc, lvl, ~0ULL, &todo);
-	list_for_each_entry_safe(e, tmp, &todo, node) {
-		e->idx = HWTIMER_WC_IDLE;
-		n++;
-	}
-	list_splice_tail(&todo, list);
-	wc->count = 0;
-	return n;
+	return hwtimer_wc_drain_max(wc, list, U64_MAX);
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_drain, HWTIMER_WHEEL);

@@ -38,6 +38,7 @@
  * @idx: slot number (level * 64 + slot), %HWTIMER_WC_DUE or %HWTIMER_WC_IDLE
  * @aux: free for the object embedding the entry: the wheel never reads or
  *	writes it (it fills what would be padding)
+ * @aux32: the same, 32 bits of it
  *
  * Embedded in the caller's object; the wheel never allocates.
  */
@@ -46,6 +47,7 @@ struct hwtimer_wc_entry {
 	u64 expires_ns;
 	u16 idx;
 	u16 aux;
+	u32 aux32;
 };
 
 /**
@@ -85,6 +87,8 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 			   struct list_head *expired, u64 max);
 bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick);
 u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list);
+u64 hwtimer_wc_drain_max(struct hwtimer_wc *wc, struct list_head *list,
+			 u64 max);
 
 /**
  * hwtimer_wc_entry_pending() - is the entry in a wheel?

@@ -790,7 +790,6 @@ static void core_stop_returns_none_when_all_fired(struct kunit *test)
 	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 10);
-	struct hwtimer_timeout *t, *n;
 	LIST_HEAD(list);
 	int i, count = 0;
 
@@ -798,7 +797,7 @@ static void core_stop_returns_none_when_all_fired(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, MS, 0, 0), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 10, WAIT_MS));
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, &list), 0);
-	hwtimer_for_each_unprocessed(t, n, &list)
+	while (hwtimer_unprocessed_pop(&list))
 		count++;
 	KUNIT_EXPECT_EQ(test, count, 0);
 }
@@ -807,7 +806,7 @@ static void core_stop_returns_all_when_none_fired(struct kunit *test)
 {
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 10);
-	struct hwtimer_timeout *t, *n;
+	struct hwtimer_timeout *t;
 	struct hwtimer_stats st;
 	int i, seen[10] = {};
 	LIST_HEAD(list);
@@ -819,13 +818,13 @@ static void core_stop_returns_all_when_none_fired(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, d, 0, 0), 0);
 	}
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, &list), 0);
-	hwtimer_for_each_unprocessed(t, n, &list) {
+	while ((t = hwtimer_unprocessed_pop(&list))) {
 		struct item *p = hwtimer_from(p, t, tmo);
 
 		KUNIT_ASSERT_TRUE(test, p >= it && p < it + 10);
 		seen[p - it]++;
 		KUNIT_EXPECT_FALSE(test, hwtimer_pending(t));
-		list_del_init(&t->entry.node);
+		KUNIT_EXPECT_EQ(test, hwtimer_state(t), HWTIMER_STATE_STOPPED);
 	}
 	for (i = 0; i < 10; i++)
 		KUNIT_EXPECT_EQ_MSG(test, seen[i], 1, "timeout %d", i);

@@ -365,7 +365,6 @@ static void init_item(struct kitem *it, struct hwtimer_wheel *w)
 
 static int wheel_stop_check(void)
 {
-	struct hwtimer_timeout *t, *n;
 	struct kitem *items;
 	LIST_HEAD(list);
 	int i, got = 0, ret = 0;
@@ -379,10 +378,8 @@ static int wheel_stop_check(void)
 			ret = -EIO;
 	}
 	hwtimer_wheel_stop(priv, &list);
-	hwtimer_for_each_unprocessed(t, n, &list) {
-		list_del_init(&t->entry.node);
+	while (hwtimer_unprocessed_pop(&list))
 		got++;
-	}
 	if (got != ITEMS) {
 		pr_err("hwtimer_kstress: stop handed back %d of %d\n", got, ITEMS);
 		ret = -EIO;
