@@ -237,17 +237,6 @@ static struct dentry *hwtimer_debugfs;
 /* The shared instance, from module init to module exit. */
 static struct hwtimer_wheel *hwtimer_default;
 
-/*
- * A module parameter of type unsigned long that must lie in [min, max]: a
- * bad value fails the load (or the write under /sys/module) with -EINVAL,
- * and the module loader's message names the parameter.
- */
-struct hwtimer_ulong_param {
-	unsigned long *var;
-	unsigned long min;
-	unsigned long max;
-};
-
 static int param_set_ranged(const char *val, const struct kernel_param *kp)
 {
 	const struct hwtimer_ulong_param *p = kp->arg;
@@ -259,7 +248,7 @@ static int param_set_ranged(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (v < p->min || v > p->max)
 		return -EINVAL;
-	*p->var = v;
+	WRITE_ONCE(*p->var, v);
 	return 0;
 }
 
@@ -267,21 +256,13 @@ static int param_get_ranged(char *buf, const struct kernel_param *kp)
 {
 	const struct hwtimer_ulong_param *p = kp->arg;
 
-	return sysfs_emit(buf, "%lu\n", *p->var);
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(*p->var));
 }
 
-static const struct kernel_param_ops hwtimer_param_ops_ranged = {
+const struct kernel_param_ops hwtimer_param_ops_ranged = {
 	.set = param_set_ranged,
 	.get = param_get_ranged,
 };
-
-/* @v (unsigned long) as module parameter @name, accepted in [@lo, @hi]. */
-#define hwtimer_param_ranged(name, v, lo, hi, perm)			\
-	static struct hwtimer_ulong_param hwtimer_param_##name = {	\
-		.var = &(v), .min = (lo), .max = (hi),			\
-	};								\
-	module_param_cb(name, &hwtimer_param_ops_ranged,		\
-			&hwtimer_param_##name, perm)
 
 /* Parameters of the default wheel. */
 static unsigned long tick_ns = HWTIMER_TICK_DEFAULT_NS;

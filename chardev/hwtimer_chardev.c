@@ -9,24 +9,35 @@
  * include/uapi/linux/hwtimer.h.
  *
  * A timeout of a context is a struct hwt_timer. It is found by id in the
- * context's table, an array like a file descriptor table: the low 32 bits
- * of an id index it, the high 32 bits are the slot's generation. A free
- * slot holds its next generation and the index of the next free slot; free
- * slots are reused oldest first and a slot's generation goes up by one at
- * each reuse, so an id comes back only after its slot has been reused 2^32
- * times. New slots start at a generation drawn from a global counter when
- * the context opens, so ids of different contexts differ too, in practice.
- * Lookup, allocation and release are O(1), a few loads and stores under
- * the context's lock; the table doubles when full (outside the lock).
+ * context's table, an array like a file descriptor table. An id is
+ *
+ *	bits 63..44: the context's tag, unique among open contexts
+ *	bits 43..24: the slot's generation
+ *	bits 23..0:  the slot's index in the table
+ *
+ * so an id of one open context never matches in another. A free slot holds
+ * its next generation and the index of the next free slot; free slots are
+ * reused oldest first and a slot's generation goes up by one at each reuse,
+ * so a stale id matches nothing until its slot has been reused 2^20 times.
+ * Tags are handed out cyclically, so a closed context's tag comes back only
+ * after 2^20 other opens. Lookup, allocation and release are O(1), a few
+ * loads and stores under the context's lock; the table doubles when full
+ * (outside the lock).
  *
  * The record of an expiry lives inside the hwt_timer, so a callback never
  * allocates: it notes the fire time and links the timer on the context's
- * event list, or, when the record is still unread, only counts an overrun
- * (timerfd semantics); read() assembles the record. Memory is bounded by
- * the per-context cap on live timeouts. A one-shot timer is 112 bytes (its
- * record's deadline is the timeout's own, its overruns 0); a periodic one
- * is a struct hwt_ptimer of 128 bytes, which keeps the record's deadline
- * and overrun count apart from the timeout's next deadline.
+ * event list, or, when the record is still unread, only counts an overrun;
+ * read() assembles the record. A periodic timer whose record waits to be
+ * read goes dormant, as a timerfd does: its callback stops it, and the read
+ * that takes the record counts the periods that passed meanwhile as
+ * overruns and arms it for the next one. An unread periodic timer thus
+ * costs nothing per period, whoever owns it. Memory is bounded by the
+ * per-context cap on live timeouts and by a per-user cap across all of a
+ * user's contexts (max_user_timeouts, like epoll's max_user_watches). A
+ * one-shot timer is 112 bytes (its record's deadline is the timeout's own,
+ * its overruns 0); a periodic one is a struct hwt_ptimer of 128 bytes,
+ * which keeps the record's deadline and overrun count apart from the
+ * timeout's next deadline.
  *
  * Lifetime of a hwt_timer, all under ctx->wqh.lock:
  *
@@ -39,37 +50,98 @@
  * freed after the lock is dropped, behind hwtimer_cancel_sync(), so no
  * callback can still be running on it. A callback that finds its timer dead
  * does nothing. Callbacks never free, so they never wait on themselves.
+ * Nothing is read from a timer after the lock that kept it alive is
+ * dropped, unless a pin (@pins) or the read mutex keeps it.
+ *
+ * read() copies records out without the lock: under the context's read
+ * mutex it assembles records from the head of the event list, copies them,
+ * and only then takes the ones that reached the caller off the list. A
+ * fault part way loses nothing: the records not copied stay queued.
  */
 #include <linux/eventfd.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/refcount.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
 #include "hwtimer_internal.h"
 
-static unsigned int ctx_max_pending = 262144;
-module_param(ctx_max_pending, uint, 0644);
+/* The three fields of an id; see the comment at the top. */
+#define HWT_IDX_BITS		24
+#define HWT_GEN_BITS		20
+#define HWT_TAG_BITS		20
+#define HWT_IDX_MASK		(BIT(HWT_IDX_BITS) - 1)
+#define HWT_GEN_MASK		(BIT(HWT_GEN_BITS) - 1)
+#define HWT_GEN_SHIFT		HWT_IDX_BITS
+#define HWT_TAG_SHIFT		(HWT_IDX_BITS + HWT_GEN_BITS)
+/* First table size, and the most slots a table may have. */
+#define HWT_TAB_MIN		64UL
+#define HWT_TAB_MAX		BIT(HWT_IDX_BITS)
+
+static unsigned long ctx_max_pending = 262144;
+hwtimer_param_ranged(ctx_max_pending, ctx_max_pending, 1, HWT_TAB_MAX - 1,
+		     0644);
 MODULE_PARM_DESC(ctx_max_pending,
-		 "Most live timeouts per open /dev/hwtimer (pending or unread; default 262144)");
+		 "Most live timeouts per open /dev/hwtimer (pending or unread; 1 - 16777215, default 262144)");
+
+/* Set at init to 4% of RAM at 128 bytes a timeout, unless given. */
+static unsigned long max_user_timeouts;
+hwtimer_param_ranged(max_user_timeouts, max_user_timeouts, 1, ULONG_MAX,
+		     0644);
+MODULE_PARM_DESC(max_user_timeouts,
+		 "Most live timeouts per user across all open /dev/hwtimer (default: 4% of RAM at 128 bytes each)");
 
 /* Ops of a batch copied in and out at a time. */
 #define HWT_BATCH_CHUNK		16
-/* Records read() gathers under the lock before copying them out. */
+/* Records read() assembles under the lock before copying them out. */
 #define HWT_READ_CHUNK		8
+
+/**
+ * struct hwt_user - what one user's contexts hold, for max_user_timeouts
+ * @node: link in hwt_users
+ * @uid: the user
+ * @ref: contexts of the user that are open
+ * @live: live timeouts of all those contexts
+ */
+struct hwt_user {
+	struct hlist_node node;
+	kuid_t uid;
+	refcount_t ref;
+	atomic_long_t live;
+};
+
+/* Users with open contexts, by uid; protected by hwt_users_lock. */
+static DEFINE_HASHTABLE(hwt_users, 6);
+static DEFINE_SPINLOCK(hwt_users_lock);
+/* Tags of open contexts, handed out cyclically. */
+static DEFINE_XARRAY_ALLOC1(hwt_tags);
+static u32 hwt_next_tag;
 
 /**
  * struct hwt_ctx - one open /dev/hwtimer
  * @wqh: readers and pollers wait here; its lock protects every other field
- *	and the state fields of every hwt_timer of the context
+ *	but @read_mutex, @fasync, @user and @tag, and the state fields of
+ *	every hwt_timer of the context
+ * @read_mutex: one read() at a time: the records it copies out stay at the
+ *	head of the event list until it takes them off
+ * @fasync: O_ASYNC listeners, signalled on every expiry
+ * @user: the user charged for the context's timeouts
+ * @tag: this context's tag, the top bits of its ids
  * @tab: the id table: a slot holds a linked hwt_timer, or (bit 0 set) a
  *	free slot's next generation and next free index; slot 0 is unused
  * @cap: slots in @tab
@@ -78,8 +150,7 @@ MODULE_PARM_DESC(ctx_max_pending,
  * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
  * @ev_tail: the next pointer the following record is linked to
  * @evfd: eventfd signalled on every expiry, or NULL
- * @gen: generation new slots start at (high 32 bits of their first id)
- * @pending: timeouts waiting to fire
+ * @pending: timeouts waiting to fire (a periodic one until it is gone)
  * @queued: records waiting to be read
  * @live: timeouts counted against ctx_max_pending (linked or queued)
  * @armed: successful arms, ever
@@ -89,6 +160,10 @@ MODULE_PARM_DESC(ctx_max_pending,
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
+	struct mutex read_mutex;
+	struct fasync_struct *fasync;
+	struct hwt_user *user;
+	u32 tag;
 	u64 *tab;
 	u32 cap;
 	u32 free_head;
@@ -96,7 +171,6 @@ struct hwt_ctx {
 	struct hwt_timer *ev_head;
 	struct hwt_timer **ev_tail;
 	struct eventfd_ctx *evfd;
-	u32 gen;
 	u64 pending;
 	u64 queued;
 	u64 live;
@@ -115,8 +189,9 @@ struct hwt_ctx {
  * @id: the id user space knows it by
  * @cookie: user space's value, returned in the record
  * @fire_ns: when the callback of the latest expiry ran (record's fire_ns)
- * @pins: MODIFY calls waiting on the timer outside the lock; a timer
- *	that dies while pinned is reaped by the last of them
+ * @pins: threads using the timer outside the lock (MODIFY waiting for a
+ *	callback, an ARM taking itself back); a timer that dies while pinned
+ *	is reaped by the last of them
  * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
  * @periodic: this is the @ht of a struct hwt_ptimer
  * @linked: findable by id in @ctx->tab
@@ -125,6 +200,7 @@ struct hwt_ctx {
  * @dead: neither linked nor queued; being freed
  * @quiet: a one-shot cancelled before its callback ran: no callback can
  *	run on it, so freeing it needs no hwtimer_cancel_sync()
+ * @dormant: periodic, stopped by its callback until its record is read
  *
  * Every field but @t, @ctx, @id, @cookie, @clock and @periodic (set before
  * the timer is armed) is under @ctx->wqh.lock.
@@ -136,7 +212,7 @@ struct hwt_timer {
 	u64 id;
 	u64 cookie;
 	u64 fire_ns;
-	u16 pins;
+	u32 pins;
 	u8 clock;
 	bool periodic:1;
 	bool linked:1;
@@ -144,6 +220,7 @@ struct hwt_timer {
 	bool fired:1;
 	bool dead:1;
 	bool quiet:1;
+	bool dormant:1;
 };
 
 /**
@@ -163,8 +240,6 @@ static struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 	return container_of(ht, struct hwt_ptimer, ht);
 }
 
-/* Hands out a generation per context open and per index wrap. */
-static atomic_t hwt_gen = ATOMIC_INIT(0);
 /* Caches of one-shot (struct hwt_timer) and periodic (hwt_ptimer) timers. */
 static struct kmem_cache *hwt_cache;
 static struct kmem_cache *hwt_pcache;
@@ -196,10 +271,6 @@ static bool reserved_zero(const __u64 *r, size_t n)
 	return true;
 }
 
-/* First table size, and the most slots a table may have (31-bit index). */
-#define HWT_TAB_MIN		64U
-#define HWT_TAB_MAX		BIT(31)
-
 /* A free slot: next generation in the high half, next free index, bit 0. */
 static u64 free_slot(u32 gen, u32 next)
 {
@@ -225,9 +296,16 @@ static struct hwt_timer *slot_timer(struct hwt_ctx *ctx, u32 idx)
 	return slot & 1 ? NULL : (struct hwt_timer *)(uintptr_t)slot;
 }
 
+/* Generation of the slot of @id. */
+static u32 id_gen(u64 id)
+{
+	return (id >> HWT_GEN_SHIFT) & HWT_GEN_MASK;
+}
+
 /* Append free slot @idx, next to be used with @gen. Caller holds the lock. */
 static void put_slot(struct hwt_ctx *ctx, u32 idx, u32 gen)
 {
+	gen &= HWT_GEN_MASK;
 	ctx->tab[idx] = free_slot(gen, 0);
 	if (ctx->free_tail)
 		ctx->tab[ctx->free_tail] = free_slot(ctx->tab[ctx->free_tail] >> 32,
@@ -250,7 +328,8 @@ static void get_slot(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	ctx->free_head = free_next(slot);
 	if (!ctx->free_head)
 		ctx->free_tail = 0;
-	ht->id = (slot >> 32) << 32 | idx;
+	ht->id = (u64)ctx->tag << HWT_TAG_SHIFT |
+		 (slot >> 32) << HWT_GEN_SHIFT | idx;
 	ctx->tab[idx] = (uintptr_t)ht;
 }
 
@@ -281,7 +360,7 @@ static int grow_table(struct hwt_ctx *ctx)
 		ctx->tab = tab;
 		ctx->cap = ncap;
 		for (i = max(cap, 1U); i < ncap; i++)
-			put_slot(ctx, i, ctx->gen);
+			put_slot(ctx, i, 0);
 	}
 	spin_unlock(&ctx->wqh.lock);
 	kvfree(old);
@@ -295,7 +374,7 @@ static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
 	struct hwt_timer *ht;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	ht = slot_timer(ctx, (u32)id);
+	ht = slot_timer(ctx, id & HWT_IDX_MASK);
 	if (!ht || ht->id != id)
 		return NULL;
 	return ht;
@@ -325,6 +404,7 @@ static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	lockdep_assert_held(&ht->ctx->wqh.lock);
 	ht->dead = true;
 	ht->ctx->live--;
+	atomic_long_dec(&ht->ctx->user->live);
 	if (!ht->pins)
 		reap_push(ht, reap);
 }
@@ -338,7 +418,7 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	struct hwt_ctx *ctx = ht->ctx;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	put_slot(ctx, (u32)ht->id, (ht->id >> 32) + 1);
+	put_slot(ctx, ht->id & HWT_IDX_MASK, id_gen(ht->id) + 1);
 	ht->linked = false;
 	if (!ht->queued)
 		kill_timer(ht, reap);
@@ -379,27 +459,54 @@ static struct hwt_timer *events_pop(struct hwt_ctx *ctx)
 	return ht;
 }
 
+/* Unlink @ht from the event list wherever it is. Caller holds the lock. */
+static void events_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	struct hwt_timer **pp;
+
+	for (pp = &ctx->ev_head; *pp; pp = &(*pp)->next) {
+		if (*pp != ht)
+			continue;
+		*pp = ht->next;
+		if (ctx->ev_tail == &ht->next)
+			ctx->ev_tail = pp;
+		return;
+	}
+}
+
+/*
+ * Fold the expiry of periodic @ht the callback serves into its record and
+ * stop the timeout until the record is read. Caller holds the lock.
+ */
+static void fire_periodic(struct hwt_timer *ht, u64 overruns)
+{
+	struct hwt_ptimer *pt = to_ptimer(ht);
+
+	lockdep_assert_held(&ht->ctx->wqh.lock);
+	/* The latest of the expiries this run covers. */
+	pt->deadline_ns = hwtimer_deadline(&ht->t) +
+			  overruns * hwtimer_period(&ht->t);
+	pt->overruns = ht->queued ? pt->overruns + 1 + overruns : overruns;
+	/* Not re-armed when the callback returns: the read re-arms it. */
+	hwtimer_cancel(&ht->t);
+	ht->dormant = true;
+}
+
 /* Callback of every context timeout; process context, on a wheel worker. */
 static void hwt_fire(struct hwtimer_timeout *t)
 {
 	struct hwt_timer *ht = hwtimer_from(ht, t, t);
 	struct hwt_ctx *ctx = ht->ctx;
 	u64 overruns = hwtimer_overruns(t);
+	bool queued = false;
 
 	spin_lock(&ctx->wqh.lock);
 	if (ht->dead || !ht->linked)
 		goto out_unlock;
 	ht->fire_ns = hwtimer_wheel_now(clock_wheel(ht->clock));
 	ctx->fired += 1 + overruns;
-	if (ht->periodic) {
-		struct hwt_ptimer *pt = to_ptimer(ht);
-
-		/* The latest of the expiries this run covers. */
-		pt->deadline_ns = hwtimer_deadline(t) +
-				  overruns * hwtimer_period(t);
-		pt->overruns = ht->queued ? pt->overruns + 1 + overruns :
-			       overruns;
-	}
+	if (ht->periodic)
+		fire_periodic(ht, overruns);
 	if (!ht->queued) {
 		ht->queued = true;
 		events_push(ctx, ht);
@@ -409,11 +516,14 @@ static void hwt_fire(struct hwtimer_timeout *t)
 		ht->fired = true;
 		ctx->pending--;
 	}
+	queued = true;
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
 	if (ctx->evfd)
 		eventfd_signal(ctx->evfd, 1);
 out_unlock:
 	spin_unlock(&ctx->wqh.lock);
+	if (queued)
+		kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
 }
 
 static int check_deadline_flags(u32 flags)
@@ -426,11 +536,48 @@ static u32 arm_flags(u32 flags)
 	return flags & HWTIMER_ARM_ABS ? HWTIMER_ABS : 0;
 }
 
+/*
+ * Reserve a place for one more live timeout of @ctx, in its cap and in its
+ * user's. Caller holds ctx->wqh.lock. Return: 0, -ENOSPC or -EDQUOT.
+ */
+static int reserve_live(struct hwt_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ctx->live >= READ_ONCE(ctx_max_pending))
+		return -ENOSPC;
+	if (atomic_long_inc_return(&ctx->user->live) >
+	    READ_ONCE(max_user_timeouts)) {
+		atomic_long_dec(&ctx->user->live);
+		return -EDQUOT;
+	}
+	ctx->live++;
+	return 0;
+}
+
+/* Give back a place reserve_live() took. Caller holds ctx->wqh.lock. */
+static void unreserve_live(struct hwt_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	ctx->live--;
+	atomic_long_dec(&ctx->user->live);
+}
+
+static struct hwt_timer *alloc_timer(bool periodic)
+{
+	struct hwt_ptimer *pt;
+
+	if (!periodic)
+		return kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
+	pt = kmem_cache_zalloc(hwt_pcache, GFP_KERNEL_ACCOUNT);
+	return pt ? &pt->ht : NULL;
+}
+
 /* Arm one timeout; fills in @req->id. Shared by ARM and BATCH. */
 static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 {
 	struct hwtimer_wheel *w = clock_wheel(req->clock);
 	struct hwt_timer *ht;
+	u64 id;
 	int ret;
 
 	if (!w || check_deadline_flags(req->flags) ||
@@ -439,14 +586,7 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
 		return -EINVAL;
 
-	if (req->period_ns) {
-		struct hwt_ptimer *pt = kmem_cache_zalloc(hwt_pcache,
-							  GFP_KERNEL_ACCOUNT);
-
-		ht = pt ? &pt->ht : NULL;
-	} else {
-		ht = kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
-	}
+	ht = alloc_timer(req->period_ns != 0);
 	if (!ht)
 		return -ENOMEM;
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
@@ -456,11 +596,10 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	ht->periodic = req->period_ns != 0;
 
 	spin_lock(&ctx->wqh.lock);
-	ret = -ENOSPC;
-	if (ctx->live >= READ_ONCE(ctx_max_pending))
+	ret = reserve_live(ctx);
+	if (ret)
 		goto err_unlock;
-	/* Reserved: the table has a free slot for us once cap > live. */
-	ctx->live++;
+	/* The table has a free slot for us once cap > live. */
 	while (ctx->cap <= ctx->live) {
 		ret = grow_table(ctx);
 		if (ret)
@@ -471,22 +610,65 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 			  arm_flags(req->flags));
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
-		put_slot(ctx, (u32)ht->id, ht->id >> 32);
+		put_slot(ctx, ht->id & HWT_IDX_MASK, id_gen(ht->id));
 		goto err_unreserve;
 	}
 	ht->linked = true;
 	ctx->pending++;
 	ctx->armed++;
+	/* Once the lock is dropped @ht may fire, be read and be freed. */
+	id = ht->id;
 	spin_unlock(&ctx->wqh.lock);
-	req->id = ht->id;
+	req->id = id;
 	return 0;
 
 err_unreserve:
-	ctx->live--;
+	unreserve_live(ctx);
 err_unlock:
 	spin_unlock(&ctx->wqh.lock);
 	free_timer(ht);
 	return ret;
+}
+
+/*
+ * Take back the arm that gave @id, whose caller could not be told the id:
+ * stop the timeout, wait for its callback, drop a record it queued.
+ * May sleep.
+ */
+static void withdraw(struct hwt_ctx *ctx, u64 id)
+{
+	struct hwt_timer *ht, *reap = NULL;
+
+	/* No read() holds a copy of a record it has not taken yet. */
+	mutex_lock(&ctx->read_mutex);
+	spin_lock(&ctx->wqh.lock);
+	ht = lookup(ctx, id);
+	if (!ht)
+		goto out_unlock;
+	ht->pins++;
+	spin_unlock(&ctx->wqh.lock);
+	hwtimer_cancel_sync(&ht->t);
+	spin_lock(&ctx->wqh.lock);
+	ht->pins--;
+	if (ht->queued) {
+		events_remove(ctx, ht);
+		ht->queued = false;
+		ctx->queued--;
+	}
+	if (ht->linked) {
+		if (ht->periodic || !ht->fired)
+			ctx->pending--;
+		ctx->armed--;
+		unlink_timer(ht, &reap);
+	} else if (!ht->dead) {
+		kill_timer(ht, &reap);
+	} else if (!ht->pins) {
+		reap_push(ht, &reap);
+	}
+out_unlock:
+	spin_unlock(&ctx->wqh.lock);
+	mutex_unlock(&ctx->read_mutex);
+	reap_timers(reap);
 }
 
 /* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
@@ -570,6 +752,7 @@ static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		unlink_timer(ht, reap);
 		return r;
 	}
+	ht->dormant = false;
 	*result = HWTIMER_RESULT_MODIFIED;
 	return 0;
 }
@@ -632,6 +815,19 @@ static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
+/*
+ * The rule for results: an op whose result cannot be returned did not
+ * happen. Each command first writes its request back unchanged (an
+ * output field is written later anyway) so a read-only or bad buffer fails
+ * with EFAULT before anything takes effect. Should the buffer go bad in the
+ * short window after that (another thread changing the mapping), arms are
+ * taken back; a cancel or modify done in that window stands.
+ */
+static bool writable(void __user *arg, const void *req, size_t size)
+{
+	return !copy_to_user(arg, req, size);
+}
+
 static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_arm_req req;
@@ -639,14 +835,13 @@ static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
+	if (!writable(arg, &req, sizeof(req)))
+		return -EFAULT;
 	ret = do_arm(ctx, &req);
 	if (ret)
 		return ret;
 	if (copy_to_user(arg, &req, sizeof(req))) {
-		u32 result;
-
-		/* The caller cannot learn the id: do not leave it armed. */
-		do_cancel(ctx, req.id, &result);
+		withdraw(ctx, req.id);
 		return -EFAULT;
 	}
 	return 0;
@@ -661,6 +856,8 @@ static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
 		return -EFAULT;
 	if (req.flags || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
+	if (!writable(arg, &req, sizeof(req)))
+		return -EFAULT;
 	ret = do_cancel(ctx, req.id, &req.result);
 	if (ret)
 		return ret;
@@ -676,6 +873,8 @@ static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 		return -EFAULT;
 	if (!reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
+	if (!writable(arg, &req, sizeof(req)))
+		return -EFAULT;
 	ret = do_modify(ctx, req.id, req.deadline_ns, req.flags, &req.result);
 	if (ret)
 		return ret;
@@ -717,13 +916,58 @@ static int batch_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
 	}
 }
 
-static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
+/* Take back the successful arms among @n ops whose results were lost. */
+static void batch_withdraw(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
+			   u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].op == HWTIMER_OP_ARM && !ops[i].status)
+			withdraw(ctx, ops[i].id);
+}
+
+/*
+ * Run the ops at @uops in chunks, each written back before the next is
+ * read. Stops at a signal (-EINTR: @req->done says how far it got) or a
+ * fault (-EFAULT: the faulting chunk had no effect, see writable()).
+ */
+static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
+		      struct hwtimer_batch_op __user *uops)
 {
 	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
-	struct hwtimer_batch_op __user *uops;
-	struct hwtimer_batch req;
+	size_t size;
 	u32 i, n;
-	long ret = 0;
+
+	while (req->done < req->count) {
+		if (signal_pending(current))
+			return -EINTR;
+		n = min_t(u32, req->count - req->done, HWT_BATCH_CHUNK);
+		size = n * sizeof(ops[0]);
+		if (copy_from_user(ops, uops + req->done, size) ||
+		    !writable(uops + req->done, ops, size))
+			return -EFAULT;
+		for (i = 0; i < n; i++) {
+			ops[i].status = batch_one(ctx, &ops[i]);
+			if (ops[i].status)
+				req->failed++;
+		}
+		if (copy_to_user(uops + req->done, ops, size)) {
+			batch_withdraw(ctx, ops, n);
+			for (i = 0; i < n; i++)
+				req->failed -= ops[i].status != 0;
+			return -EFAULT;
+		}
+		req->done += n;
+		cond_resched();
+	}
+	return 0;
+}
+
+static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_batch req;
+	long ret;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -732,26 +976,9 @@ static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
 	if (req.flags || req.count > HWTIMER_BATCH_MAX ||
 	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
-	uops = u64_to_user_ptr(req.ops);
-
-	while (req.done < req.count) {
-		n = min_t(u32, req.count - req.done, HWT_BATCH_CHUNK);
-		if (copy_from_user(ops, uops + req.done, n * sizeof(ops[0]))) {
-			ret = -EFAULT;
-			break;
-		}
-		for (i = 0; i < n; i++) {
-			ops[i].status = batch_one(ctx, &ops[i]);
-			if (ops[i].status)
-				req.failed++;
-		}
-		if (copy_to_user(uops + req.done, ops, n * sizeof(ops[0]))) {
-			ret = -EFAULT;
-			break;
-		}
-		req.done += n;
-		cond_resched();
-	}
+	if (!writable(arg, &req, sizeof(req)))
+		return -EFAULT;
+	ret = batch_run(ctx, &req, u64_to_user_ptr(req.ops));
 	if (copy_to_user(arg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;
@@ -851,49 +1078,144 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
-/* The record of @ht's expiries since the last read. Caller holds the lock. */
-static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev)
+/**
+ * struct hwt_taken - a record read() copied out, to take off the list
+ * @ht: its timer, at the head of the event list while read() holds
+ *	the read mutex
+ * @overruns: the periodic timer's folded overrun count the record covers
+ * @next: dormant periodic: deadline to arm it for, 0 if there is none
+ */
+struct hwt_taken {
+	struct hwt_timer *ht;
+	u64 overruns;
+	u64 next;
+};
+
+/*
+ * The record of dormant periodic @ht, with the periods that passed since
+ * its callback counted in; sets @tk->next. Caller holds the lock.
+ */
+static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
+			 struct hwt_taken *tk)
 {
+	struct hwt_ptimer *pt = to_ptimer(ht);
+	u64 period = hwtimer_period(&ht->t), now, k = 0;
+
+	now = hwtimer_wheel_now(clock_wheel(ht->clock));
+	if (now > pt->deadline_ns)
+		k = div64_u64(now - pt->deadline_ns, period);
+	ev->deadline_ns = pt->deadline_ns + k * period;
+	ev->overruns = pt->overruns + k;
+	if (check_add_overflow(ev->deadline_ns, period, &tk->next)) {
+		tk->next = 0;
+		ev->flags = HWTIMER_EVENT_LAST;
+	}
+}
+
+/*
+ * The record of @ht's expiries since the last read, and what taking it
+ * will do. Changes nothing. Caller holds the lock.
+ */
+static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
+			struct hwt_taken *tk)
+{
+	memset(ev, 0, sizeof(*ev));
 	ev->id = ht->id;
 	ev->cookie = ht->cookie;
 	ev->fire_ns = ht->fire_ns;
 	ev->clock = ht->clock;
 	ev->flags = ht->linked ? 0 : HWTIMER_EVENT_LAST;
-	if (ht->periodic) {
-		struct hwt_ptimer *pt = to_ptimer(ht);
-
-		ev->deadline_ns = pt->deadline_ns;
-		ev->overruns = pt->overruns;
-		pt->overruns = 0;
-	} else {
+	tk->ht = ht;
+	tk->next = 0;
+	tk->overruns = 0;
+	if (!ht->periodic) {
 		/* A one-shot that fired is never armed again. */
 		ev->deadline_ns = hwtimer_deadline(&ht->t);
-		ev->overruns = 0;
+		return;
+	}
+	tk->overruns = to_ptimer(ht)->overruns;
+	if (ht->dormant && ht->linked) {
+		fill_dormant(ht, ev, tk);
+	} else {
+		ev->deadline_ns = to_ptimer(ht)->deadline_ns;
+		ev->overruns = tk->overruns;
 	}
 }
 
 /*
- * Take up to @max records off the event list into @out. One-shot timers
- * leave the id index with their record. Caller holds ctx->wqh.lock.
+ * Assemble up to @max records from the head of the event list, leaving
+ * them there. Caller holds the lock and the read mutex.
  */
-static size_t take_events(struct hwt_ctx *ctx, struct hwtimer_event *out,
-			  size_t max, struct hwt_timer **reap)
+static size_t peek_events(struct hwt_ctx *ctx, struct hwtimer_event *evs,
+			  struct hwt_taken *tks, size_t max)
 {
-	struct hwt_timer *ht;
+	struct hwt_timer *ht = ctx->ev_head;
 	size_t n = 0;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	while (n < max && (ht = events_pop(ctx))) {
+	for (; ht && n < max; ht = ht->next, n++)
+		fill_record(ht, &evs[n], &tks[n]);
+	return n;
+}
+
+/*
+ * Periodic @ht's record reached the caller: start a new record, and arm a
+ * dormant timer for its next period (it is gone if there is none, or the
+ * wheel refuses). Caller holds the lock.
+ */
+static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
+			  const struct hwt_taken *tk, struct hwt_timer **reap)
+{
+	struct hwt_ptimer *pt = to_ptimer(ht);
+	struct hwt_ctx *ctx = ht->ctx;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	pt->overruns = 0;
+	if (!ht->dormant || !ht->linked)
+		return;
+	ht->dormant = false;
+	pt->deadline_ns = ev->deadline_ns;
+	if (!tk->next ||
+	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
+			hwtimer_period(&ht->t), HWTIMER_ABS)) {
+		ctx->pending--;
+		unlink_timer(ht, reap);
+	}
+}
+
+/*
+ * Take the first @n records, which read() copied out, off the event list.
+ * A periodic timer that expired again since (a MODIFY armed it) keeps a
+ * record of the rest at the tail. One-shot timers leave the id table with
+ * their record. Caller holds the lock and the read mutex.
+ */
+static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
+			const struct hwt_taken *tks, size_t n,
+			struct hwt_timer **reap)
+{
+	struct hwt_timer *ht;
+	size_t i;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	for (i = 0; i < n; i++) {
+		ht = events_pop(ctx);
+		if (WARN_ON_ONCE(ht != tks[i].ht))
+			break;
+		ctx->read++;
+		if (ht->periodic && to_ptimer(ht)->overruns != tks[i].overruns) {
+			to_ptimer(ht)->overruns -= tks[i].overruns + 1;
+			events_push(ctx, ht);
+			continue;
+		}
 		ht->queued = false;
 		ctx->queued--;
-		ctx->read++;
-		if (!ht->periodic && ht->linked)
+		if (ht->periodic)
+			took_periodic(ht, &evs[i], &tks[i], reap);
+		else if (ht->linked)
 			unlink_timer(ht, reap);
-		fill_record(ht, &out[n++]);
 		if (!ht->linked && !ht->dead)
 			kill_timer(ht, reap);
 	}
-	return n;
 }
 
 static bool have_events(struct hwt_ctx *ctx)
@@ -901,46 +1223,63 @@ static bool have_events(struct hwt_ctx *ctx)
 	return READ_ONCE(ctx->ev_head);
 }
 
-static ssize_t hwt_read(struct file *file, char __user *buf, size_t count,
-			loff_t *ppos)
+/* Wait for a record. Caller holds the lock. Return: 0 or an errno. */
+static int wait_events(struct hwt_ctx *ctx, bool nonblock)
 {
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (have_events(ctx))
+		return 0;
+	if (nonblock)
+		return -EAGAIN;
+	return wait_event_interruptible_locked(ctx->wqh, have_events(ctx));
+}
+
+/*
+ * read()/readv(): whole records, as many as fit, timerfd's rules: a buffer
+ * smaller than a record is EINVAL, no record and O_NONBLOCK is EAGAIN, a
+ * signal while waiting for the first record is ERESTARTSYS. Once a record
+ * was copied the call never waits again. A record may straddle iovecs.
+ */
+static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	const size_t size = sizeof(struct hwtimer_event);
+	struct hwt_ctx *ctx = iocb->ki_filp->private_data;
 	struct hwtimer_event evs[HWT_READ_CHUNK];
-	struct hwt_ctx *ctx = file->private_data;
-	size_t max = count / sizeof(evs[0]);
+	struct hwt_taken tks[HWT_READ_CHUNK];
+	size_t max = iov_iter_count(to) / size;
+	bool nonblock = (iocb->ki_filp->f_flags & O_NONBLOCK) ||
+			(iocb->ki_flags & IOCB_NOWAIT);
 	struct hwt_timer *reap = NULL;
-	ssize_t done = 0;
-	size_t n;
+	size_t n, got, done = 0;
 	int ret;
 
 	if (!max)
 		return -EINVAL;
-	spin_lock(&ctx->wqh.lock);
-	if (!have_events(ctx)) {
-		ret = -EAGAIN;
-		if (!(file->f_flags & O_NONBLOCK))
-			ret = wait_event_interruptible_locked(ctx->wqh,
-							      have_events(ctx));
-		if (ret) {
-			spin_unlock(&ctx->wqh.lock);
-			return ret;
-		}
+	if (nonblock) {
+		if (!mutex_trylock(&ctx->read_mutex))
+			return -EAGAIN;
+	} else if (mutex_lock_interruptible(&ctx->read_mutex)) {
+		return -ERESTARTSYS;
 	}
-	while (max) {
-		n = take_events(ctx, evs, min_t(size_t, max, HWT_READ_CHUNK),
-				&reap);
+	spin_lock(&ctx->wqh.lock);
+	ret = wait_events(ctx, nonblock);
+	while (!ret && done < max) {
+		n = peek_events(ctx, evs, tks,
+				min_t(size_t, max - done, HWT_READ_CHUNK));
 		if (!n)
 			break;
 		spin_unlock(&ctx->wqh.lock);
-		reap_timers(reap);
-		reap = NULL;
-		if (copy_to_user(buf + done, evs, n * sizeof(evs[0])))
-			return done ? done : -EFAULT;
-		done += n * sizeof(evs[0]);
-		max -= n;
+		got = copy_to_iter(evs, n * size, to) / size;
 		spin_lock(&ctx->wqh.lock);
+		take_events(ctx, evs, tks, got, &reap);
+		done += got;
+		if (got < n)
+			ret = -EFAULT;
 	}
 	spin_unlock(&ctx->wqh.lock);
-	return done;
+	mutex_unlock(&ctx->read_mutex);
+	reap_timers(reap);
+	return done ? done * size : ret;
 }
 
 static __poll_t hwt_poll(struct file *file, poll_table *wait)
@@ -956,18 +1295,82 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
+/* The accounting of the calling user, created on first use. May sleep. */
+static struct hwt_user *user_get(void)
+{
+	kuid_t uid = current_uid();
+	struct hwt_user *u, *nu;
+
+	nu = kzalloc(sizeof(*nu), GFP_KERNEL);
+	spin_lock(&hwt_users_lock);
+	hash_for_each_possible(hwt_users, u, node, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid)) {
+			refcount_inc(&u->ref);
+			goto out_unlock;
+		}
+	}
+	u = nu;
+	nu = NULL;
+	if (u) {
+		u->uid = uid;
+		refcount_set(&u->ref, 1);
+		atomic_long_set(&u->live, 0);
+		hash_add(hwt_users, &u->node, __kuid_val(uid));
+	}
+out_unlock:
+	spin_unlock(&hwt_users_lock);
+	kfree(nu);
+	return u;
+}
+
+static void user_put(struct hwt_user *u)
+{
+	if (!refcount_dec_and_lock(&u->ref, &hwt_users_lock))
+		return;
+	hash_del(&u->node);
+	spin_unlock(&hwt_users_lock);
+	WARN_ON_ONCE(atomic_long_read(&u->live));
+	kfree(u);
+}
+
 static int hwt_open(struct inode *inode, struct file *file)
 {
 	struct hwt_ctx *ctx;
+	int ret;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
 	init_waitqueue_head(&ctx->wqh);
+	mutex_init(&ctx->read_mutex);
 	ctx->ev_tail = &ctx->ev_head;
-	ctx->gen = (u32)atomic_inc_return(&hwt_gen);
+	ctx->user = user_get();
+	ret = -ENOMEM;
+	if (!ctx->user)
+		goto err_free;
+	/* Cyclic: a closed context's tag comes back as late as it can. */
+	ret = xa_alloc_cyclic(&hwt_tags, &ctx->tag, ctx,
+			      XA_LIMIT(1, BIT(HWT_TAG_BITS) - 1),
+			      &hwt_next_tag, GFP_KERNEL);
+	if (ret < 0) {
+		ret = ret == -EBUSY ? -ENFILE : ret;
+		goto err_put_user;
+	}
 	file->private_data = ctx;
 	return stream_open(inode, file);
+
+err_put_user:
+	user_put(ctx->user);
+err_free:
+	kfree(ctx);
+	return ret;
+}
+
+static int hwt_fasync(int fd, struct file *file, int on)
+{
+	struct hwt_ctx *ctx = file->private_data;
+
+	return fasync_helper(fd, file, on, &ctx->fasync);
 }
 
 /* Last reference gone: no ioctl or read can run, only callbacks. */
@@ -1005,6 +1408,10 @@ static int hwt_release(struct inode *inode, struct file *file)
 	kvfree(ctx->tab);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
+	atomic_long_sub(ctx->live, &ctx->user->live);
+	user_put(ctx->user);
+	xa_erase(&hwt_tags, ctx->tag);
+	mutex_destroy(&ctx->read_mutex);
 	kfree(ctx);
 	return 0;
 }
@@ -1034,8 +1441,9 @@ static const struct file_operations hwt_fops = {
 	.owner		= THIS_MODULE,
 	.open		= hwt_open,
 	.release	= hwt_release,
-	.read		= hwt_read,
+	.read_iter	= hwt_read_iter,
 	.poll		= hwt_poll,
+	.fasync		= hwt_fasync,
 	.unlocked_ioctl	= hwt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= hwt_show_fdinfo,
@@ -1069,6 +1477,10 @@ int hwtimer_chardev_init(void)
 	int ret;
 
 	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
+	BUILD_BUG_ON(HWT_TAG_SHIFT + HWT_TAG_BITS != 64);
+	if (!max_user_timeouts)
+		max_user_timeouts = max(totalram_pages() * PAGE_SIZE / 25 / 128,
+					1024UL);
 	/* The memory budget of a pending one-shot: 128 bytes with its slot. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct hwt_timer) > 112);
 
