@@ -8,6 +8,8 @@
 #  4. build the userspace tests statically, 64-bit and -m32
 #  5. run the userspace wheel model test on the host
 #  6. boot each kernel with a busybox initramfs and run tools/vm/guest.d/*.sh
+#     (the debug kernel is fully preemptive; the stock one boots with
+#     preempt=full and slub_debug on hwtimer's caches)
 #  7. count results; the last line is "N passed, N failed[, N skipped]"
 #
 # Everything lands in build/check/. A failing step is counted as a failure
@@ -179,7 +181,11 @@ main() {
 			"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
 	fi
 	if [ "$kstock" = 1 ]; then
-		run_vm stock "/boot/vmlinuz-$stock" \
+		# What users run, made as strict as it goes: full preemption opens
+		# every unlock-then-touch window, and slub_debug poisons freed
+		# timers so a use-after-free returns 0x6b.. instead of stale data.
+		HWTIMER_APPEND="preempt=full slub_debug=FZP,hwt_timer,hwt_ptimer" \
+			run_vm stock "/boot/vmlinuz-$stock" \
 			"$TOP/build/mod-stock" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
 	fi
 

@@ -12,6 +12,14 @@
  * non-zero reserved words are rejected with EINVAL, so they can be given a
  * meaning later without a second set of ioctls. Fields marked "out" only
  * are ignored on input and always written, padding included.
+ *
+ * An operation whose result cannot be written back did not happen: a
+ * request (or BATCH op array) that is not writable fails with EFAULT
+ * before anything takes effect.
+ *
+ * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
+ * and all contexts of one user together at most max_user_timeouts
+ * (EDQUOT); both are module parameters under /sys/module/hwtimer/.
  */
 #ifndef _UAPI_LINUX_HWTIMER_H
 #define _UAPI_LINUX_HWTIMER_H
@@ -64,9 +72,9 @@ struct hwtimer_api {
  * @period_ns: in: 0 for a one-shot, else the period (at least one tick)
  * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME (from <time.h>)
  * @flags: in: 0 or %HWTIMER_ARM_ABS
- * @id: out: id of the new timeout, never 0; an id comes back only after
- *	its table slot (low 32 bits) has been reused 2^32 times, so a stale
- *	id matches nothing (ENOENT)
+ * @id: out: id of the new timeout, never 0. An id of one open context
+ *	never matches in another (ENOENT); a stale id of the same context
+ *	matches nothing until its table slot has been reused 2^20 times
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_arm_req {
@@ -172,7 +180,9 @@ struct hwtimer_batch_op {
  * @failed: out: ops among @done whose status is not 0
  * @reserved: in: must be 0; out: 0
  *
- * Ops run in order; one failing does not stop the others.
+ * Ops run in order; one failing does not stop the others. A signal stops
+ * the call between chunks of ops with EINTR, @done saying how many ran
+ * (the rest did not); call again with the remaining ops.
  */
 struct hwtimer_batch {
 	__u64 ops;
@@ -248,7 +258,10 @@ struct hwtimer_stats_req {
 	__u64 lateness[HWTIMER_STATS_LAT_BUCKETS];
 };
 
-/* Flag of an event: the id is now unknown (one-shot done, or cancelled). */
+/*
+ * Flag of an event: the id is now unknown (one-shot done, cancelled, or a
+ * periodic timeout whose next period would pass U64_MAX).
+ */
 #define HWTIMER_EVENT_LAST		(1U << 0)
 
 /**
@@ -258,12 +271,17 @@ struct hwtimer_stats_req {
  * @deadline_ns: deadline of the latest expiry, on @clock
  * @fire_ns: when the latest expiry was served, on @clock
  * @overruns: further expiries folded into this record because the
- *	previous one was still unread (timerfd semantics); 0 normally
+ *	previous one was still unread (timerfd semantics); 0 normally. A
+ *	periodic timeout whose record is unread stops: the read counts the
+ *	periods that passed meanwhile here and arms it for the next one
  * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
  * @flags: %HWTIMER_EVENT_LAST or 0
  *
- * read() needs room for at least one record (EINVAL otherwise) and returns
- * as many whole records as fit and are queued.
+ * read() and readv() need room for at least one record (EINVAL otherwise)
+ * and return as many whole records as fit and are queued, without waiting
+ * once one was copied; a record may straddle iovecs. A fault part way
+ * returns the records copied before it (EFAULT if none); the others stay
+ * queued. O_ASYNC (with F_SETOWN) sends SIGIO on every expiry.
  */
 struct hwtimer_event {
 	__u64 id;
