@@ -1106,6 +1106,9 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 		k = div64_u64(now - pt->deadline_ns, period);
 	ev->deadline_ns = pt->deadline_ns + k * period;
 	ev->overruns = pt->overruns + k;
+	/* The periods counted now are served now. */
+	if (k)
+		ev->fire_ns = now;
 	if (check_add_overflow(ev->deadline_ns, period, &tk->next)) {
 		tk->next = 0;
 		ev->flags = HWTIMER_EVENT_LAST;
