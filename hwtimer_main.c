@@ -128,7 +128,7 @@ struct hwtimer_pin {
  * @seq: runs finished; a waiter for the run in progress waits for a change
  * @owner: module pinned for @cur (NULL when none is pinned)
  * @period: @cur's period when its callback started
- * @overruns: periods @cur missed before this run
+ * @overruns: period boundaries @cur skipped since its previous run
  * @rearmed: @cur became pending again during this run
  * @held: @cur is periodic and keeps its place in the wheel's limit
  *	(max_pending) until it is re-armed or cancelled
@@ -625,8 +625,8 @@ EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
  *
  * The callback runs no earlier than the deadline, normally within a tick
  * after it. A periodic timeout is re-armed when its callback returns, for
- * the first period that ends after that; the periods it skipped are added
- * to hwtimer_overruns() of its next run. The callback may arm its own
+ * the first period boundary after that; the boundaries it skipped are
+ * hwtimer_overruns() of its next run. The callback may arm its own
  * timeout again. A periodic timeout holds one place in @w's max_pending
  * from this arm until it is cancelled, its callback runs included.
  *
@@ -906,10 +906,16 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  * hwtimer_overruns() - periods missed before the running callback
  * @t: a periodic timeout, from inside its callback
  *
+ * A periodic timeout is re-armed when its callback returns, for the first
+ * period boundary after that; the boundaries it skipped on the way (those
+ * that passed while the previous callback was late or running) are this
+ * run's overruns. So the deadlines of two runs in a row are exactly
+ * (1 + overruns of the second) periods apart, and every period boundary is
+ * either a run's deadline or counted once as an overrun.
+ *
  * Context: @t's own callback; the count is kept by the worker running it.
- * Return: how many whole periods passed unserved before this run (0 when on
- * time): those that ended while the previous run was still going, and
- * those between this run's deadline and its start; 0 for a one-shot, and 0
+ * Return: periods skipped between the previous run's deadline and this
+ * run's (0 for the first run and when on time); 0 for a one-shot, and 0
  * when not called from @t's callback.
  */
 u64 hwtimer_overruns(const struct hwtimer_timeout *t)
@@ -1055,8 +1061,8 @@ static unsigned int lat_bucket(u64 late)
 
 /*
  * Re-arm periodic @t, whose callback just returned, for the first period
- * that ends after now; the periods skipped on the way are carried into
- * the next run's overruns. @t keeps the limit place its run held.
+ * boundary after now; the boundaries skipped on the way are the next
+ * run's overruns. @t keeps the limit place its run held.
  * Return: false if the next deadline overflows. Caller holds w->lock.
  */
 static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
@@ -1147,8 +1153,7 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 		w->nlive--;
 	now = wheel_now(w);
 	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
-	wk->overruns = t->period_ns ?
-		       hwt_carry(t) + div64_u64(late, t->period_ns) : 0;
+	wk->overruns = t->period_ns ? hwt_carry(t) : 0;
 	hwt_carry(t) = 0;
 	w->stats.fired++;
 	w->stats.lateness[lat_bucket(late)]++;

@@ -483,9 +483,8 @@ static void fire_periodic(struct hwt_timer *ht, u64 overruns)
 	struct hwt_ptimer *pt = to_ptimer(ht);
 
 	lockdep_assert_held(&ht->ctx->wqh.lock);
-	/* The latest of the expiries this run covers. */
-	pt->deadline_ns = hwtimer_deadline(&ht->t) +
-			  overruns * hwtimer_period(&ht->t);
+	/* This run's deadline is the latest of the expiries it covers. */
+	pt->deadline_ns = hwtimer_deadline(&ht->t);
 	pt->overruns = ht->queued ? pt->overruns + 1 + overruns : overruns;
 	/* Not re-armed when the callback returns: the read re-arms it. */
 	hwtimer_cancel(&ht->t);

@@ -21,7 +21,8 @@
  * - a one-shot runs its callback once, at its last deadline, unless the
  *   cancel that ended its life said HWTIMER_CANCELLED, and then never;
  * - a periodic timeout's callbacks are consecutive: each deadline is the
- *   previous one plus (1 + overruns) periods (or the deadline of a modify);
+ *   previous one plus (1 + its overruns) periods (or the deadline of a
+ *   modify), and no later than a period after the previous callback;
  * - no callback runs after hwtimer_cancel_sync() returned;
  * - from irq: arms == callbacks + cancels that said HWTIMER_CANCELLED.
  * A one-shot is modified only while its deadline is ahead of the wheel's
@@ -66,7 +67,9 @@ MODULE_PARM_DESC(hold, "hold mode: timeouts armed and kept");
  * @mod_deadline: periodic: deadline of the last modify
  * @prev_mod: periodic: deadline of the modify before (a callback collected
  *	for it may start while the next modify is under way)
- * @next_expect: periodic: deadline the next callback must have
+ * @prev_deadline: periodic: deadline of the last callback (at the start of
+ *	a life: the first deadline less a period)
+ * @next_expect: periodic: latest deadline the next expiry may have
  * @fired_deadline: one-shot: deadline seen by the last callback
  * @armed_at: wheel time of the arm that began this life
  * @tight_mods: modifies of this one-shot life made less than a second
@@ -87,6 +90,7 @@ struct kitem {
 	u64 deadline;
 	u64 mod_deadline;
 	u64 prev_mod;
+	u64 prev_deadline;
 	u64 next_expect;
 	u64 fired_deadline;
 	u64 armed_at;
@@ -158,11 +162,12 @@ static void kst_fn(struct hwtimer_timeout *t)
 	u64 now = hwtimer_wheel_now(it->w);
 
 	if (it->period) {
-		u64 want = READ_ONCE(it->next_expect);
+		u64 prev = READ_ONCE(it->prev_deadline);
+		u64 want = prev + (1 + o) * it->period;
 		bool moved = d == READ_ONCE(it->mod_deadline) ||
 			     d == READ_ONCE(it->prev_mod);
 
-		if (want && d != want && !moved) {
+		if (prev && d != want && !moved) {
 			atomic64_inc(&n_wrong);
 			pr_err("hwtimer_kstress: periodic deadline %llu, expected %llu\n",
 			       d, want);
@@ -174,7 +179,10 @@ static void kst_fn(struct hwtimer_timeout *t)
 		 */
 		if (!moved && now < d)
 			note_early(it, d, now);
-		WRITE_ONCE(it->next_expect, d + (1 + o) * it->period);
+		WRITE_ONCE(it->prev_deadline, d);
+		/* Re-armed for the first boundary after this callback. */
+		WRITE_ONCE(it->next_expect,
+			   hwtimer_wheel_now(it->w) + it->period);
 	} else {
 		if (now < d && !it->racy_deadline)
 			note_early(it, d, now);
@@ -269,6 +277,7 @@ static void start_life(struct kthr *k, struct kitem *it)
 	else
 		it->deadline = now - rnd(&k->rng) % (now / 2 + 1);
 	it->next_expect = it->deadline;
+	it->prev_deadline = it->period ? it->deadline - it->period : 0;
 	it->mod_deadline = 0;
 	it->prev_mod = 0;
 	it->armed_at = now;
@@ -541,6 +550,7 @@ static int hold_timeouts(void)
 		init_item(it, hwtimer_default_wheel());
 		it->period = period;
 		it->next_expect = 0;
+		it->prev_deadline = 0;
 		it->mod_deadline = 0;
 		if (hwtimer_arm(it->w, &it->t, rnd(&seed) % (2000 * MS), period,
 				0))
