@@ -1083,11 +1083,13 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  *	the read mutex
  * @overruns: the periodic timer's folded overrun count the record covers
  * @next: dormant periodic: deadline to arm it for, 0 if there is none
+ * @counted: dormant periodic: expiries the read counted, not the callback
  */
 struct hwt_taken {
 	struct hwt_timer *ht;
 	u64 overruns;
 	u64 next;
+	u64 counted;
 };
 
 /*
@@ -1105,6 +1107,7 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 		k = div64_u64(now - pt->deadline_ns, period);
 	ev->deadline_ns = pt->deadline_ns + k * period;
 	ev->overruns = pt->overruns + k;
+	tk->counted = k;
 	/* The periods counted now are served now. */
 	if (k)
 		ev->fire_ns = now;
@@ -1126,10 +1129,12 @@ static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 	ev->cookie = ht->cookie;
 	ev->fire_ns = ht->fire_ns;
 	ev->clock = ht->clock;
-	ev->flags = ht->linked ? 0 : HWTIMER_EVENT_LAST;
+	/* A one-shot's record is its last: taking it unlinks the id. */
+	ev->flags = ht->linked && ht->periodic ? 0 : HWTIMER_EVENT_LAST;
 	tk->ht = ht;
 	tk->next = 0;
 	tk->overruns = 0;
+	tk->counted = 0;
 	if (!ht->periodic) {
 		/* A one-shot that fired is never armed again. */
 		ev->deadline_ns = hwtimer_deadline(&ht->t);
@@ -1177,6 +1182,7 @@ static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
 		return;
 	ht->dormant = false;
 	pt->deadline_ns = ev->deadline_ns;
+	ctx->fired += tk->counted;
 	if (!tk->next ||
 	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
 			hwtimer_period(&ht->t), HWTIMER_ABS)) {

@@ -382,8 +382,10 @@ static void core_oneshot_fires_once_not_early(struct kunit *test)
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	/* Far off, then moved close: a preempted test cannot miss "pending". */
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, 5 * MS, 0), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
 	KUNIT_EXPECT_GE(test, it->fired_at, hwtimer_deadline(&it->tmo));
 	/* A one-shot that ran once stays idle; 50 ms shows a second run. */
@@ -1119,10 +1121,16 @@ static void core_pending_follows_state(struct kunit *test)
 	struct item *it = new_items(test, 1);
 
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&it->tmo), HWTIMER_STATE_IDLE);
+	/* Far off, then moved close: a preempted test cannot miss "pending". */
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&it->tmo), HWTIMER_STATE_PENDING);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, 5 * MS, 0), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	hwtimer_cancel_sync(&it->tmo);	/* the callback may still be returning */
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&it->tmo), HWTIMER_STATE_FIRED);
 }
 
 /* The lifetime rule: the owner module is pinned while pending or running. */
