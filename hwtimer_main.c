@@ -266,8 +266,8 @@ const struct kernel_param_ops hwtimer_param_ops_ranged = {
 
 /* Parameters of the default wheel. */
 static unsigned long tick_ns = HWTIMER_TICK_DEFAULT_NS;
-hwtimer_param_ranged(tick_ns, tick_ns, HWTIMER_TICK_MIN_NS, HWTIMER_TICK_MAX_NS,
-		    0444);
+hwtimer_param_ranged(tick_ns, tick_ns,
+		     HWTIMER_TICK_MIN_NS, HWTIMER_TICK_MAX_NS, 0444);
 MODULE_PARM_DESC(tick_ns, "default wheel: tick length in ns (10000 - 1000000000)");
 static unsigned long workers = HWTIMER_WORKERS_DEFAULT;
 hwtimer_param_ranged(workers, workers, 1, HWTIMER_WORKERS_MAX, 0444);
@@ -528,6 +528,9 @@ static struct hwtimer_wheel *lock_timeout(struct hwtimer_timeout *t,
 /* Is @t on a list handed back by stop, not popped yet? Lockless. */
 static bool handed_back(struct hwtimer_timeout *t)
 {
+	/* Pairs with the release in hwtimer_unprocessed_pop(): seeing the
+	 * bit clear means the timeout is off the handed-back list.
+	 */
 	return smp_load_acquire(&hwt_state(t)) & HWT_HANDBACK;
 }
 
@@ -954,6 +957,7 @@ struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list)
 		return NULL;
 	w = lock_timeout(t, &irqflags);
 	list_del_init(&t->entry.node);
+	/* Off the list before armable: pairs with handed_back(). */
 	smp_store_release(&hwt_state(t), hwt_state(t) & ~HWT_HANDBACK);
 	if (w)
 		raw_spin_unlock_irqrestore(&w->lock, irqflags);
@@ -1498,6 +1502,7 @@ static void drop_some(struct hwtimer_wheel *w, struct list_head *list)
 			t = list_first_entry(list, struct hwtimer_timeout,
 					     entry.node);
 			list_del_init(&t->entry.node);
+			/* Off the list before armable: see handed_back(). */
 			smp_store_release(&hwt_state(t),
 					  hwt_state(t) & ~HWT_HANDBACK);
 		}

@@ -160,7 +160,7 @@ static u32 hwt_next_tag;
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
-	struct mutex read_mutex;
+	struct mutex read_mutex;	/* one read() at a time */
 	struct fasync_struct *fasync;
 	struct hwt_user *user;
 	u32 tag;
