@@ -19,6 +19,11 @@ stress_check_hook() {
 			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
 			MO="$TOP/build/mod-debug/tools/stress/kmod" >>"$log" 2>&1 ||
 			fail_step build-stress "hwtimer_kstress.ko (debug)" "$log"
+		# The lockdep test module of 98-lockdep.sh (tools/testing/lockdep).
+		make -C "$TOP/tools/testing/lockdep" module KDIR="$dbg" \
+			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
+			MO="$TOP/build/mod-debug/tools/testing/lockdep" >>"$log" 2>&1 ||
+			fail_step build-lockdep "hwtimer_lockdep_test.ko (debug)" "$log"
 	fi
 	if [ "${kstock:-0}" = 1 ]; then
 		make -C "$TOP/tools/stress" module \
