@@ -1182,7 +1182,6 @@ static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
 		return;
 	ht->dormant = false;
 	pt->deadline_ns = ev->deadline_ns;
-	ctx->fired += tk->counted;
 	if (!tk->next ||
 	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
 			hwtimer_period(&ht->t), HWTIMER_ABS)) {
@@ -1210,6 +1209,8 @@ static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
 		if (WARN_ON_ONCE(ht != tks[i].ht))
 			break;
 		ctx->read++;
+		/* Periods the read counted reached the caller: they fired. */
+		ctx->fired += tks[i].counted;
 		if (ht->periodic && to_ptimer(ht)->overruns != tks[i].overruns) {
 			to_ptimer(ht)->overruns -= tks[i].overruns + 1;
 			events_push(ctx, ht);
