@@ -543,17 +543,20 @@ static void t_cancel_stale(void)
 		return;
 	if (!ok(cancel(fd, id, NULL) == -ENOENT, "stale id matched the new timeout"))
 		return;
-	/* Free slots are reused oldest first: cycle until id's slot is back. */
-	for (i = 0; i < 1000 && (uint32_t)id2 != (uint32_t)id; i++)
+	/*
+	 * Free slots are reused oldest first: 200 rounds reuse every slot of
+	 * the first table (64) three times, id's among them. The id layout is
+	 * not ABI, so no new id may equal id, and id must stay unknown.
+	 */
+	for (i = 0; i < 200; i++) {
 		if (!ok(cancel(fd, id2, NULL) == 0 && arm(fd, 3, 1000 * MS, &id2) == 0,
 			"cancel and arm, round %d", i))
 			return;
-	if (!ok((uint32_t)id2 == (uint32_t)id && id2 != id,
-		"slot of %#llx not reused with a new generation: %#llx",
-		(unsigned long long)id, (unsigned long long)id2))
-		return;
-	if (!ok(cancel(fd, id, NULL) == -ENOENT, "stale id matched its slot's new timeout"))
-		return;
+		if (!ok(id2 != id && cancel(fd, id, NULL) == -ENOENT,
+			"round %d: stale id %#llx matched a new timeout (%#llx)", i,
+			(unsigned long long)id, (unsigned long long)id2))
+			return;
+	}
 	if (!ok(cancel(fd, 0, NULL) == -ENOENT, "id 0"))
 		return;
 	if (!ok(cancel(fd, 0x123456789abcdefULL, NULL) == -ENOENT, "random id"))
@@ -824,13 +827,15 @@ static void t_periodic(void)
 
 /*
  * An unread periodic folds into one record with overruns, so memory does
- * not grow: once the context has counted 10 expiries there is still one
- * record, and it carries every expiry counted (exact), no more than the
- * periods elapsed (never early).
+ * not grow: ten periods after the first expiry there is still one record,
+ * and it carries every expiry that passed (the read counts them: at least
+ * 11, exact) and no more than the periods elapsed (never early, exact);
+ * the context's fired counter is what the record carries (plus one the
+ * re-armed timer may add before STATS).
  */
 static void t_periodic_overruns(void)
 {
-	uint64_t id, t0, t1, period = 10 * MS, expiries, most, counted;
+	uint64_t id, t0, t1, period = 10 * MS, expiries, most;
 	struct hwtimer_stats_req st;
 	struct hwtimer_event ev[4];
 	int fd = open_dev();
@@ -841,11 +846,11 @@ static void t_periodic_overruns(void)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	if (!ok(arm_full(fd, 6, period, period, CLOCK_MONOTONIC, 0, &id) == 0, "arm"))
 		return;
-	if (!ok(wait_count(fd, 10, true), "fewer than 10 expiries"))
+	if (!ok(wait_count(fd, 1, false), "no first expiry"))
 		return;
+	sleep_ms(10 * period / MS);
 	if (!ok(stats(fd, &st) == 0, "stats"))
 		return;
-	counted = st.ctx_fired;
 	if (!ok(st.ctx_queued == 1, "%" PRIu64 " records queued, want 1",
 		(uint64_t)st.ctx_queued))
 		return;
@@ -857,11 +862,17 @@ static void t_periodic_overruns(void)
 	most = (t1 - t0) / period + 1;
 	printf("# %" PRIu64 " expiries folded into one record, %" PRIu64
 	       " ms period\n", expiries, (uint64_t)(period / MS));
-	if (!ok(expiries >= counted, "record has %" PRIu64 " expiries, context counted %"
-		PRIu64, expiries, counted))
+	if (!ok(expiries >= 11, "record has %" PRIu64 " expiries, 11 periods passed",
+		expiries))
 		return;
 	if (!ok(expiries <= most, "%" PRIu64 " expiries, more than %" PRIu64
 		" periods elapsed (early)", expiries, most))
+		return;
+	/* The re-armed timer may have fired once more since the read. */
+	if (!ok(stats(fd, &st) == 0 && st.ctx_fired >= expiries &&
+		st.ctx_fired <= expiries + 1,
+		"context counted %" PRIu64 " expiries, the record %" PRIu64,
+		(uint64_t)st.ctx_fired, expiries))
 		return;
 	if (!ok(ev[0].fire_ns >= ev[0].deadline_ns, "latest deadline after its fire time"))
 		return;
