@@ -679,6 +679,7 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  *
  * Context: any, hard interrupt included; never sleeps.
  * Return: 0 on success; -EINVAL if @t was never armed or @flags is bad;
+ * -EBUSY while @t is on a list handed back by hwtimer_wheel_stop();
  * -ESHUTDOWN if the wheel of its last arm is stopped or destroyed (also
  * when @t is pending there); -ENOSPC or -ENODEV as for hwtimer_arm() when
  * @t was idle.
@@ -692,9 +693,14 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 	if (!t || (flags & ~HWTIMER_ABS))
 		return -EINVAL;
 	w = lock_timeout(t, &irqflags);
-	if (!w)
+	if (!w) {
+		if (handed_back(t))
+			return -EBUSY;
 		return READ_ONCE(t->wheel_id) ? -ESHUTDOWN : -EINVAL;
-	if (w->stopped) {
+	}
+	if (hwt_state(t) & HWT_HANDBACK) {
+		ret = -EBUSY;
+	} else if (w->stopped) {
 		w->stats.rejected++;
 		ret = -ESHUTDOWN;
 	} else if (is_pending(t)) {
