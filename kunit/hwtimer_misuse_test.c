@@ -440,15 +440,18 @@ static void misuse_state_follows_every_transition(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&it[1].tmo),
 			HWTIMER_STATE_CANCELLED);
 
-	/* A 1 s periodic: pending between runs (a run takes far less). */
+	/*
+	 * A 1 s periodic: pending between runs (a run takes far less; only a
+	 * vCPU stalled for a period could make the cancel meet a run).
+	 */
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[2].tmo, 0, NSEC_PER_SEC, 0),
 			0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[2].returned, 1, WAIT_MS));
 	KUNIT_EXPECT_EQ(test, it[2].state_in[0], HWTIMER_STATE_RUNNING);
 	KUNIT_EXPECT_TRUE(test, wait_state(&it[2].tmo, HWTIMER_STATE_PENDING,
 					   WAIT_MS));
-	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it[2].tmo),
-			HWTIMER_CANCELLED);
+	KUNIT_EXPECT_NE(test, hwtimer_cancel_sync(&it[2].tmo),
+			HWTIMER_NOT_PENDING);
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&it[2].tmo),
 			HWTIMER_STATE_CANCELLED);
 
@@ -890,7 +893,7 @@ static void misuse_max_pending_counts_running_periodic(struct kunit *test)
  * the next deadline is on the period grid, after R, never early, and its
  * overruns at least k - 1 and at most k - 1 plus the whole periods that
  * run itself was late. Bounded: the next deadline is at most a period
- * after R plus 250 ms, the time the worker may take (stalled vCPU) to read
+ * after R plus 500 ms, the time the worker may take (stalled vCPU) to read
  * the clock after the callback returned.
  */
 static void misuse_periodic_longer_than_period_skips_ahead(struct kunit *test)
@@ -921,7 +924,7 @@ static void misuse_periodic_longer_than_period_skips_ahead(struct kunit *test)
 	KUNIT_EXPECT_GE(test, it->ov[1], skipped);
 	KUNIT_EXPECT_LE(test, it->ov[1],
 			skipped + (it->fired_at[1] - it->dl[1]) / period);
-	KUNIT_EXPECT_LE(test, it->dl[1], ret0 + period + 250 * MS);
+	KUNIT_EXPECT_LE(test, it->dl[1], ret0 + period + 500 * MS);
 }
 
 /* ---- 7. Deadline order with one worker ------------------------------- */
