@@ -8,9 +8,11 @@
 #             KASAN swapped for KCSAN (tools/vm/kcsan.config), a second
 #             cached build; stock: Debian's kernel
 #   --soak    stress for SECONDS each (user and kernel), 10000 churn rounds,
-#             200 unload cycles; without it the make check durations
+#             200 unload cycles, the ABI fuzzer and trinity for SECONDS each
+#             (at least 600); without it the make check durations
 #   --conf    "VAR=VALUE ..." overrides of STRESS_SECS, KSTRESS_SECS,
-#             CHURN_ROUNDS, UNLOAD_CYCLES (after --soak's)
+#             CHURN_ROUNDS, UNLOAD_CYCLES, ABIFUZZ_SECS, TRINITY_SECS
+#             (after --soak's)
 # Output in build/stress/<kernel>/; the last line is "N passed, N failed".
 # KCSAN reports that do not involve hwtimer (core kernel races of 6.1) are
 # moved out of the console log into kcsan-foreign.log and not counted.
@@ -71,6 +73,9 @@ stock)
 	;;
 *) echo "unknown kernel $kernel" >&2; exit 2 ;;
 esac
+# A soak also runs the ABI fuzzer and trinity for at least 10 minutes each.
+fuzz_secs=$((soak > 600 ? soak : 600))
+[ "$soak" != 0 ] && [ -z "${VM_BOUND:-}" ] && bound=$((bound + 2 * fuzz_secs + 120))
 
 mods=$OUT/mod
 say "building modules and tools (log: ${OUT#"$TOP"/}/build.log)"
@@ -102,6 +107,8 @@ if [ "$soak" != 0 ] || [ -n "$conf" ]; then
 			echo "KSTRESS_SECS=$soak"
 			echo "CHURN_ROUNDS=10000"
 			echo "UNLOAD_CYCLES=200"
+			echo "ABIFUZZ_SECS=$fuzz_secs"
+			echo "TRINITY_SECS=$fuzz_secs"
 		fi
 		for v in $conf; do echo "$v"; done
 		echo "C"

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS="linux-source-6.1 linux-headers-amd64 linux-image-amd64 qemu-system-x86
 busybox-static bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils
-kmod gcc make gcc-multilib python3 rsync perl gzip"
+kmod gcc make gcc-multilib python3 rsync perl gzip trinity"
 
 missing=""
 for p in $PKGS; do

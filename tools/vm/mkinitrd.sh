@@ -44,6 +44,14 @@ mkdir -p "$h/modules" "$h/guest.d"
 find "$moddir" -name '*.ko' -exec cp {} "$h/modules/" \;
 copy_execs "$bindir" "$h/bin"
 copy_execs "$bin32dir" "$h/bin32"
+# Debian's trinity (guest.d/45-trinity.sh) when installed: it is dynamically
+# linked, so the libraries ldd names and the loader come along.
+if tr=$(command -v trinity); then
+	install -D -m 755 "$tr" "$stage/usr/bin/trinity"
+	for lib in $(ldd "$tr" | grep -o '/[^ ]*'); do
+		install -D -m 755 "$lib" "$stage$lib"
+	done
+fi
 cp "${HWTIMER_GUESTD:-$VM_DIR/guest.d}"/*.sh "$h/guest.d/" 2>/dev/null || true
 [ -f "$VM_DIR/demo.sh" ] && cp "$VM_DIR/demo.sh" "$h/demo.sh"
 cat >"$h/env" <<E
