@@ -8,13 +8,16 @@
 #     tree (build/bench/src), then tools/bench/kmod against its
 #     Module.symvers, and hwtimer_ubench statically
 #  3. pack an initramfs with the harness (tools/vm/mkinitrd.sh, mode check)
-#     whose fragments are 00-load, tools/bench/guest/50-bench, 99-unload
+#     whose fragments are 00-load, tools/bench/guest/50-bench, 55-dos,
+#     99-unload
 #  4. boot it (tools/vm/run-vm.sh) and hand results.log to report.py
 #
 # Knobs (environment): HWTIMER_VM_MEM (MiB, default 3072: the in-kernel run
 # holds 1M timeouts of each kind at once), BENCH_BOUND (VM wall-clock limit
 # in s, default 1500), HWTIMER_BENCH_KARGS (hwtimer_bench.ko parameters,
 # e.g. "max_pending=100000"), HWTIMER_BENCH_UARGS (hwtimer_ubench options),
+# HWTIMER_DOS_ARGS (tools/bench/dos/hwtimer_dos options; its figures were
+# taken with HWTIMER_APPEND=preempt=full, which this script passes on),
 # BENCH_CLOCKSOURCE (default tsc; see below), BENCH_PROFILE=1 (also run
 # tools/bench/guest/60-profile.sh: a function_graph profile of the
 # /dev/hwtimer hot paths, into build/bench/profile.txt).
@@ -80,6 +83,10 @@ say "building hwtimer_ubench (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_ubench" \
 	"$BDIR/ubench/hwtimer_ubench.c"
+say "building hwtimer_dos (static)"
+run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
+	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_dos" \
+	"$BDIR/dos/hwtimer_dos.c"
 
 # The harness's load and unload fragments around ours; our parameters go on
 # the line after the #!.
@@ -90,6 +97,11 @@ cp "$VM_DIR/guest.d/00-load.sh" "$VM_DIR/guest.d/99-unload.sh" "$BENCH/guest.d/"
 	printf "HWTIMER_BENCH_UARGS='%s'\n" "${HWTIMER_BENCH_UARGS:-}"
 	tail -n +2 "$BDIR/guest/50-bench.sh"
 } >"$BENCH/guest.d/50-bench.sh"
+{
+	head -1 "$BDIR/guest/55-dos.sh"
+	printf "HWTIMER_DOS_ARGS='%s'\n" "${HWTIMER_DOS_ARGS:-}"
+	tail -n +2 "$BDIR/guest/55-dos.sh"
+} >"$BENCH/guest.d/55-dos.sh"
 [ "${BENCH_PROFILE:-0}" = 1 ] && cp "$BDIR/guest/60-profile.sh" "$BENCH/guest.d/"
 HWTIMER_GUESTD=$BENCH/guest.d HWTIMER_FRAG_TIMEOUT=$((BENCH_BOUND - 60)) \
 	"$VM_DIR/mkinitrd.sh" "$BENCH/initrd.gz" stock check "$BENCH/mods" \
