@@ -24,6 +24,11 @@ stress_check_hook() {
 			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
 			MO="$TOP/build/mod-debug/tools/testing/lockdep" >>"$log" 2>&1 ||
 			fail_step build-lockdep "hwtimer_lockdep_test.ko (debug)" "$log"
+		# The interrupts-off bound of 46-irqsoff.sh (tools/testing/irqsoff).
+		make -C "$TOP/tools/testing/irqsoff" module KDIR="$dbg" \
+			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
+			MO="$TOP/build/mod-debug/tools/testing/irqsoff" >>"$log" 2>&1 ||
+			fail_step build-irqsoff "hwtimer_irqsoff.ko (debug)" "$log"
 	fi
 	if [ "${kstock:-0}" = 1 ]; then
 		make -C "$TOP/tools/stress" module \
