@@ -57,6 +57,9 @@ if ! grep -qw irqsoff "$T/available_tracers" 2>/dev/null; then
 	exit 0
 fi
 echo "1..4"
+# Quiet console while the tracer runs; the level the others expect after.
+con_level=$(cut -f1 /proc/sys/kernel/printk)
+trap 'dmesg -n "$con_level"' EXIT
 dmesg -n 1
 dmesg -c >/dev/null
 loads_ok=1

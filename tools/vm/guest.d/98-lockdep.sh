@@ -25,14 +25,17 @@ else
 	echo "not ok 1 lockdep is on (off already, or no /proc/lockdep_stats)"
 fi
 
-echo "hwtimer-expect-splat: begin" >/dev/kmsg
+# The markers must reach the console, whatever level an earlier fragment
+# left it at: results.py reads them there. <3> is KERN_ERR.
+dmesg -n 7
+echo "<3>hwtimer-expect-splat: begin" >/dev/kmsg
 if out=$(insmod "$ko" 2>&1); then
 	echo "ok 2 insmod hwtimer_lockdep_test.ko"
 else
 	echo "$out" | sed 's/^/# /'
 	echo "not ok 2 insmod hwtimer_lockdep_test.ko"
 fi
-echo "hwtimer-expect-splat: end" >/dev/kmsg
+echo "<3>hwtimer-expect-splat: end" >/dev/kmsg
 
 # The log between the markers; never echoed whole, since the host scans
 # this fragment's output for splats too.
