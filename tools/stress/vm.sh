@@ -87,6 +87,8 @@ rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' --exclude='*.ko' \
 	make -C "$TOP/tools/stress" module KDIR="$kdir" \
 		SYMVERS="$mods/Module.symvers" MO="$mods/tools/stress/kmod"
 	make -C "$TOP/tools/stress" O="$OUT/bin" STATIC=1
+	# hwtimer_runas: the fragments that run as nobody need it.
+	make -C "$TOP/tools/testing/selftests" O="$OUT/bin" STATIC=1
 } >"$OUT/build.log" 2>&1 || {
 	tail -25 "$OUT/build.log" >&2
 	exit 1
