@@ -696,12 +696,18 @@ static void alarm_setup(struct worker *w)
 	w->has_alarm = !timer_create(CLOCK_MONOTONIC, &sev, &w->alarm);
 }
 
+/*
+ * Interrupt this thread's blocking call @ns from now, and again every @ns
+ * until alarm_set(w, 0): a single signal that lands before the call blocks
+ * (the thread was preempted in between) would leave it blocked for good.
+ */
 static void alarm_set(struct worker *w, __u64 ns)
 {
 	struct itimerspec its = { 0 };
 
 	its.it_value.tv_sec = ns / SEC;
 	its.it_value.tv_nsec = ns % SEC;
+	its.it_interval = its.it_value;
 	if (w->has_alarm)
 		timer_settime(w->alarm, 0, &its, NULL);
 }
