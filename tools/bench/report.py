@@ -9,7 +9,7 @@ Reads the lines the guest printed:
   INFO,key,value                               how the run was made
 and writes into OUTDIR:
   results.csv    every measurement, then the derived ratios (section ratio)
-  results.md     the tables, the targets of issue 5 marked met/missed
+  results.md     the tables, the benchmark targets marked met/missed
   armcancel.png  in-kernel arm+cancel cost against pending count, per peer
   lateness.png   lateness distribution (CDF), hwtimer against timerfd
   ucost.png      userspace cost per timeout, per method
@@ -106,7 +106,7 @@ def kfmt(n):
 
 
 def targets(R):
-    """The targets of issue 5: (what, measured text, met or None)."""
+    """The benchmark targets: (what, measured text, met or None)."""
     out = []
     hw1m = R.get("armcancel", "ns_per_pair", "hwtimer", 1000000)
     tl1m = R.get("armcancel", "ns_per_pair", "timer_list", 1000000)
@@ -236,7 +236,7 @@ def write_md(R, info, path):
               "hardware); the ratios, measured in the same run, are what "
               "carry over.\n")
 
-    md.append("## Targets (issue 5)\n")
+    md.append("## Targets\n")
     md.append(table(["target", "measured", "result"],
                     [[t, m, "–" if ok is None else ("met" if ok else "**missed**")]
                      for t, m, ok in targets(R)]))
