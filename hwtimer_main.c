@@ -79,6 +79,7 @@
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
 #include "hwtimer_internal.h"
@@ -1702,3 +1703,6 @@ module_exit(hwtimer_exit);
 
 MODULE_DESCRIPTION("Hierarchical timing wheel timeout service");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(__stringify(HWTIMER_VERSION_MAJOR) "."
+	       __stringify(HWTIMER_VERSION_MINOR) "."
+	       __stringify(HWTIMER_VERSION_PATCH));

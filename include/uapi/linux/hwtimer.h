@@ -27,8 +27,20 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Version of this ABI; HWTIMER_IOC_API accepts exactly this. */
-#define HWTIMER_API			1
+/*
+ * Release of the module and its tools. This is the one place the version
+ * is written: MODULE_VERSION(), hwtimerctl --version, the DKMS package and
+ * the ABI generation below all derive from it.
+ */
+#define HWTIMER_VERSION_MAJOR		1
+#define HWTIMER_VERSION_MINOR		0
+#define HWTIMER_VERSION_PATCH		0
+
+/*
+ * Generation of this ABI; HWTIMER_IOC_API accepts exactly this. It is the
+ * major version: a release that breaks the ABI bumps the major.
+ */
+#define HWTIMER_API			HWTIMER_VERSION_MAJOR
 
 /* Feature bits reported by HWTIMER_IOC_API. */
 #define HWTIMER_FEATURE_PERIODIC	(1ULL << 0)	/* period_ns != 0 */
