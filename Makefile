@@ -49,19 +49,8 @@ samples: modules
 			KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules; \
 	fi
 
-# The release modules are installed for (Debian's headers carry the upstream
-# version in kernel.release; utsrelease.h has the real one).
-KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
-	$(KDIR)/include/generated/utsrelease.h)
-
-install: all
-	$(KMAKE) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
-	@if [ -f samples/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
-			INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install; \
-	fi
-	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a \
-		$(KRELEASE)
+# make install / make uninstall: tools/install/install.mk.
+include $(CURDIR)/tools/install/install.mk
 
 tools:
 	@test -n "$(TOOL_DIRS)" || echo "hwtimer: no tools to build yet"
