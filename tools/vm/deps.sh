@@ -3,7 +3,9 @@
 # Idempotent: does nothing when every package is already present.
 set -euo pipefail
 
-PKGS="linux-source-6.1 linux-headers-amd64 linux-image-amd64 qemu-system-x86
+PKGS="linux-source-6.1 linux-headers-amd64 linux-image-amd64
+linux-image-6.12-amd64 linux-headers-6.12-amd64
+linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms qemu-system-x86
 busybox-static bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils
 kmod gcc make gcc-multilib python3 rsync perl gzip trinity"
 
