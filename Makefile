@@ -24,7 +24,12 @@ STATIC ?=
 
 # Build the KUnit module only for kernels that have KUnit.
 KUNIT := $(shell grep -qsE '^CONFIG_KUNIT=(y|m)' $(KDIR)/.config && echo m)
-KBUILD_ARGS := CONFIG_HWTIMER=m $(if $(KUNIT),CONFIG_HWTIMER_KUNIT_TEST=m)
+# Feature probes of KDIR's headers (compat/conftest.sh), one directory per
+# kernel tree, redone when the probes or the kernel's configuration change.
+CONFTEST_O := $(BUILD)/conftest/$(subst /,_,$(abspath $(KDIR)))
+CONFTEST_H := $(CONFTEST_O)/hwtimer_conftest.h
+KBUILD_ARGS := CONFIG_HWTIMER=m $(if $(KUNIT),CONFIG_HWTIMER_KUNIT_TEST=m) \
+	HWTIMER_CONFTEST_DIR=$(CONFTEST_O)
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS)
 
 TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/hwtimerctl/Makefile \
@@ -38,7 +43,13 @@ kdir-check:
 	@test -f $(KDIR)/Makefile || { echo "hwtimer: no kernel headers at" \
 		"$(KDIR); install them or run make KDIR=$(or $(HEADERS_HINT:/Makefile=),/path/to/kernel/build)" >&2; exit 1; }
 
-modules: kdir-check
+$(CONFTEST_H): compat/conftest.sh $(wildcard compat/probes/*) \
+		$(wildcard $(KDIR)/include/generated/autoconf.h)
+	compat/conftest.sh $(KDIR) $(CONFTEST_O)
+
+conftest: kdir-check $(CONFTEST_H)
+
+modules: conftest
 	$(KMAKE) modules
 
 # The sample consumer is a separate external module linking against our
@@ -101,5 +112,5 @@ clean:
 		test -f $$d/Makefile && $(MAKE) -s -C $$d clean || true; \
 	done
 
-.PHONY: all kdir-check modules samples install tools check demo bench checkpatch \
+.PHONY: all kdir-check conftest modules samples install tools check demo bench checkpatch \
 	kunit-uml clean

@@ -10,6 +10,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "hwtimer_compat.h"
+
 /* A timeout was armed, modified or re-armed for its next period. */
 TRACE_EVENT(hwtimer_timeout_arm,
 	    TP_PROTO(const char *wheel, const void *t, u64 deadline,
@@ -19,7 +21,7 @@ TRACE_EVENT(hwtimer_timeout_arm,
 			     __field(const void *, t)
 			     __field(u64, deadline)
 			     __field(u64, period)),
-	    TP_fast_assign(__assign_str(wheel, wheel);
+	    TP_fast_assign(hwt_assign_str(wheel, wheel);
 			   __entry->t = t;
 			   __entry->deadline = deadline;
 			   __entry->period = period;),
@@ -39,7 +41,7 @@ TRACE_EVENT(hwtimer_timeout_expire,
 			     __field(u64, now)
 			     __field(u64, lateness)
 			     __field(u64, overruns)),
-	    TP_fast_assign(__assign_str(wheel, wheel);
+	    TP_fast_assign(hwt_assign_str(wheel, wheel);
 			   __entry->t = t;
 			   __entry->deadline = deadline;
 			   __entry->now = now;
@@ -58,7 +60,7 @@ TRACE_EVENT(hwtimer_timeout_cancel,
 	    TP_STRUCT__entry(__string(wheel, wheel)
 			     __field(const void *, t)
 			     __field(int, result)),
-	    TP_fast_assign(__assign_str(wheel, wheel);
+	    TP_fast_assign(hwt_assign_str(wheel, wheel);
 			   __entry->t = t;
 			   __entry->result = result;),
 	    TP_printk("wheel=%s timeout=%p result=%s", __get_str(wheel),

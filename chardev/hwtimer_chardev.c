@@ -79,6 +79,7 @@
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
+#include "hwtimer_compat.h"
 #include "hwtimer_internal.h"
 
 /* The three fields of an id; see the comment at the top. */
@@ -518,7 +519,7 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	queued = true;
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
 	if (ctx->evfd)
-		eventfd_signal(ctx->evfd, 1);
+		hwt_eventfd_signal(ctx->evfd);
 out_unlock:
 	spin_unlock(&ctx->wqh.lock);
 	if (queued)
@@ -1456,11 +1457,18 @@ static const struct file_operations hwt_fops = {
 	.unlocked_ioctl	= hwt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.show_fdinfo	= hwt_show_fdinfo,
-	.llseek		= no_llseek,
 };
 
+/*
+ * A fixed minor from the range Documentation/admin-guide/devices.txt
+ * reserves for local use, so that depmod's modules.devname lets the boot
+ * create /dev/hwtimer before the module is loaded and the first open loads
+ * it. If another driver has the minor, a dynamic one is taken instead.
+ */
+#define HWTIMER_MISC_MINOR	250
+
 static struct miscdevice hwt_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
+	.minor	= HWTIMER_MISC_MINOR,
 	.name	= "hwtimer",
 	.fops	= &hwt_fops,
 	.mode	= 0666,
@@ -1507,6 +1515,12 @@ int hwtimer_chardev_init(void)
 	hwt_wheels[other] = hwt_own_wheel;
 	hwt_wheels[hwtimer_wheel_clock(def)] = def;
 	ret = misc_register(&hwt_misc);
+	if (ret == -EBUSY) {
+		pr_warn("hwtimer: misc minor %d is taken, using a dynamic one (no load on first open)\n",
+			HWTIMER_MISC_MINOR);
+		hwt_misc.minor = MISC_DYNAMIC_MINOR;
+		ret = misc_register(&hwt_misc);
+	}
 	if (ret)
 		goto err_destroy_wheel;
 	return 0;
@@ -1531,3 +1545,6 @@ void hwtimer_chardev_exit(void)
 	kmem_cache_destroy(hwt_pcache);
 	kmem_cache_destroy(hwt_cache);
 }
+
+MODULE_ALIAS_MISCDEV(HWTIMER_MISC_MINOR);
+MODULE_ALIAS("devname:hwtimer");
