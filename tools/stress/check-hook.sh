@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by tools/vm/check.sh after its own build steps, in its scope
-# (CHECK, TOP, RESULTS, kdbg/dbg, kstock/stock, say, fail_step). Adds:
+# (CHECK, TOP, RESULTS, kdbg/dbg, stocks/stock_rel, say, fail_step). Adds:
 #  - the reliability programs (static) to build/check/bin, which the
 #    initramfs carries, for the tools/vm/guest.d/4x-*.sh fragments;
 #  - hwtimer_kstress.ko next to each kernel's hwtimer.ko;
@@ -30,13 +30,14 @@ stress_check_hook() {
 			MO="$TOP/build/mod-debug/tools/testing/irqsoff" >>"$log" 2>&1 ||
 			fail_step build-irqsoff "hwtimer_irqsoff.ko (debug)" "$log"
 	fi
-	if [ "${kstock:-0}" = 1 ]; then
+	local sk
+	for sk in "${stocks[@]}"; do
 		make -C "$TOP/tools/stress" module \
-			KDIR="/lib/modules/$stock/build" \
-			SYMVERS="$TOP/build/mod-stock/Module.symvers" \
-			MO="$TOP/build/mod-stock/tools/stress/kmod" >>"$log" 2>&1 ||
-			fail_step build-stress "hwtimer_kstress.ko (stock)" "$log"
-	fi
+			KDIR="/lib/modules/${stock_rel[$sk]}/build" \
+			SYMVERS="$TOP/build/mod-$sk/Module.symvers" \
+			MO="$TOP/build/mod-$sk/tools/stress/kmod" >>"$log" 2>&1 ||
+			fail_step build-stress "hwtimer_kstress.ko ($sk)" "$log"
+	done
 	if grep -v 'jobserver' "$log" | grep -qi 'warning:'; then
 		grep -i 'warning:' "$log" | sed 's/^/    /'
 		fail_step build-stress "compiler warnings in tools/stress" "$log"

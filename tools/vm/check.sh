@@ -3,19 +3,23 @@
 #
 #  1. install missing packages (deps.sh)
 #  2. build or reuse the debug kernel (build-kernel.sh, cached)
-#  3. build hwtimer.ko, hwtimer_kunit.ko and the sample against the debug
-#     kernel (build/mod-debug) and against Debian's headers (build/mod-stock)
+#  3. build hwtimer.ko, hwtimer_kunit.ko and the sample with W=1 against the
+#     debug kernel (build/mod-debug) and against the headers of each of
+#     Debian 12's kernels (build/mod-stock: 6.1, build/mod-stock-6.12,
+#     build/mod-stock-rt: 6.12 PREEMPT_RT)
 #  4. build the userspace tests statically, 64-bit and -m32
 #  5. run the userspace wheel model test on the host
 #  6. boot each kernel with a busybox initramfs and run tools/vm/guest.d/*.sh
-#     (the debug kernel is fully preemptive; the stock one boots with
-#     preempt=full and slub_debug on hwtimer's caches)
+#     (the debug kernel is fully preemptive; the stock 6.1 and 6.12 ones
+#     boot with preempt=full, every stock one with slub_debug on hwtimer's
+#     caches; 6.12 runs the stress fragments for a shorter time)
 #  7. count results; the last line is "N passed, N failed[, N skipped]"
 #
 # Everything lands in build/check/. A failing step is counted as a failure
 # and the run goes on where it can, so one broken part does not hide others.
 # Bounds (seconds, overridable): VM_BOUND_DEBUG, VM_BOUND_STOCK for the whole
 # VM; FRAG_BOUND_DEBUG, FRAG_BOUND_STOCK for each guest fragment.
+# STOCK_KERNELS (default "6.1 6.12 rt") picks the stock kernels to test.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +28,9 @@ VM_BOUND_DEBUG=${VM_BOUND_DEBUG:-3000}
 VM_BOUND_STOCK=${VM_BOUND_STOCK:-1500}
 FRAG_BOUND_DEBUG=${FRAG_BOUND_DEBUG:-1200}
 FRAG_BOUND_STOCK=${FRAG_BOUND_STOCK:-900}
+STOCK_KERNELS=${STOCK_KERNELS:-6.1 6.12 rt}
+# The stress fragments' durations on the 6.12 VM (see guest.d/4*.sh).
+SHORT_STRESS="STRESS_SECS=10 KSTRESS_SECS=10 ABIFUZZ_SECS=20 TRINITY_SECS=20"
 RESULTS=$VM_DIR/results.py
 T0=$SECONDS
 
@@ -37,8 +44,8 @@ fail_step() {
 }
 
 # build_mods NAME KDIR: copy the sources to build/mod-NAME and build there
-# with the top-level Makefile, so both kernels' builds coexist and the
-# work tree stays clean. Compiler warnings fail the step too.
+# with the top-level Makefile and W=1, so every kernel's build coexists and
+# the work tree stays clean. Compiler warnings fail the step too.
 build_mods() {
 	local name=$1 kdir=$2 dir=$TOP/build/mod-$1 log=$CHECK/build-$1.log
 	rm -rf "$dir"
@@ -49,7 +56,7 @@ build_mods() {
 		--exclude='.*.cmd' --exclude=Module.symvers \
 		--exclude=modules.order "$TOP/" "$dir/"
 	say "building modules against $name kernel ($kdir)"
-	if ! make -C "$dir" KDIR="$kdir" all >"$log" 2>&1; then
+	if ! make -C "$dir" KDIR="$kdir" W=1 all >"$log" 2>&1; then
 		fail_step "build-$name" "module build for $name kernel" "$log"
 		return 1
 	fi
@@ -142,7 +149,7 @@ main() {
 	say "installing missing packages (if any)"
 	"$VM_DIR/deps.sh"
 
-	local dbg="" stock kdbg=0 kstock=0
+	local dbg="" stock="" kdbg=0 kstock=0
 	local kd
 	kd=$(debug_kernel_dir "$VM_DIR/debug.config")
 	if [ -f "$kd/.done" ]; then
@@ -159,16 +166,33 @@ main() {
 	else
 		fail_step build-kernel "debug kernel build" "$CHECK/build-kernel.log"
 	fi
-	if stock=$(stock_release); then
-		build_mods stock "/lib/modules/$stock/build" && kstock=1
-	else
-		fail_step build-stock "no stock kernel with headers in /boot" /dev/null
-	fi
+	# Debian 12's kernels: stock (6.1), stock-6.12, stock-rt. The hooks
+	# below see stocks (names built), stock_rel[name] (release) and, for
+	# 6.1, the older stock/kstock pair.
+	local f name rel
+	declare -A stock_rel=()
+	local stocks=()
+	for f in $STOCK_KERNELS; do
+		name=stock
+		[ "$f" = 6.1 ] || name=stock-$f
+		if ! rel=$(stock_release "$f"); then
+			fail_step "build-$name" "no $f stock kernel with headers in /boot" /dev/null
+			continue
+		fi
+		build_mods "$name" "/lib/modules/$rel/build" || continue
+		stocks+=("$name")
+		stock_rel[$name]=$rel
+		if [ "$f" = 6.1 ]; then
+			stock=$rel
+			kstock=1
+		fi
+	done
 	build_tools
 	run_wheel_model
 	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
-	# scope (CHECK, TOP, RESULTS, dbg, kdbg, stock, kstock, say,
-	# fail_step) to add build steps and host tests before the VMs boot.
+	# scope (CHECK, TOP, RESULTS, dbg, kdbg, stock, kstock, stocks,
+	# stock_rel, say, fail_step) to add build steps and host tests before
+	# the VMs boot.
 	local hook
 	for hook in "$TOP"/tools/*/check-hook.sh; do
 		[ -f "$hook" ] || continue
@@ -180,14 +204,19 @@ main() {
 		run_vm debug "$dbg/arch/x86/boot/bzImage" \
 			"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
 	fi
-	if [ "$kstock" = 1 ]; then
-		# What users run, made as strict as it goes: full preemption opens
-		# every unlock-then-touch window, and slub_debug poisons freed
-		# timers so a use-after-free returns 0x6b.. instead of stale data.
-		HWTIMER_APPEND="preempt=full slub_debug=FZP,hwt_timer,hwt_ptimer" \
-			run_vm stock "/boot/vmlinuz-$stock" \
-			"$TOP/build/mod-stock" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
-	fi
+	# What users run, made as strict as it goes: full preemption opens
+	# every unlock-then-touch window (PREEMPT_RT is preemptible already),
+	# and slub_debug poisons freed timers so a use-after-free returns
+	# 0x6b.. instead of stale data.
+	for name in "${stocks[@]}"; do
+		local append="slub_debug=FZP,hwt_timer,hwt_ptimer"
+		[ "$name" = stock-rt ] || append="preempt=full $append"
+		local conf=""
+		[ "$name" = stock-6.12 ] && conf=$SHORT_STRESS
+		HWTIMER_APPEND=$append HWTIMER_STRESS_CONF=$conf \
+			run_vm "$name" "/boot/vmlinuz-${stock_rel[$name]}" \
+			"$TOP/build/mod-$name" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
+	done
 
 	say "logs and TAP/KTAP extracts are in build/check/"
 	python3 "$RESULTS" total "$CHECK"

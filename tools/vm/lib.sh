@@ -25,10 +25,20 @@ source_dir() {
 	echo "$HWTIMER_CACHE/src-$(src_version)/linux-source-6.1"
 }
 
-# Debian's stock kernel: newest installed vmlinuz with matching headers.
+# Debian's stock kernels: stock_release [FLAVOUR] prints the newest
+# installed release of FLAVOUR that has headers too. FLAVOUR is 6.1 (the
+# default: linux-image-amd64, what Debian 12 boots), 6.12
+# (linux-image-6.12-amd64) or rt (linux-image-6.12-rt-amd64).
 stock_release() {
-	local v
-	for v in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' | sort -V -r); do
+	local flavour=${1:-6.1} v pat
+	case $flavour in
+	6.1) pat='^6\.1\.[0-9.-]*-amd64$' ;;
+	6.12) pat='^6\.12\.[0-9.]*\+deb12-amd64$' ;;
+	rt) pat='^6\.12\.[0-9.]*\+deb12-rt-amd64$' ;;
+	*) return 1 ;;
+	esac
+	for v in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sed 's,.*/vmlinuz-,,' |
+		grep -E "$pat" | sort -V -r); do
 		if [ -d "/lib/modules/$v/build" ]; then
 			echo "$v"
 			return 0

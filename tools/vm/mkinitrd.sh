@@ -1,11 +1,13 @@
 #!/bin/bash
 # Pack the busybox initramfs for one VM run.
 # Usage: mkinitrd.sh OUT.gz KERNEL MODE MODDIR BINDIR [BIN32DIR]
-#   KERNEL  debug|stock (exported to fragments as HWTIMER_KERNEL)
+#   KERNEL  debug|stock|stock-6.12|stock-rt (fragments see HWTIMER_KERNEL)
 #   MODE    check (run guest.d/*.sh) | demo (run tools/vm/demo.sh)
 #   MODDIR  directory whose *.ko go to /hwtimer/modules
 #   BINDIR  directory whose executables go to /hwtimer/bin (BIN32DIR: bin32)
 # HWTIMER_FRAG_TIMEOUT (seconds, default 600) bounds each fragment in the guest.
+# HWTIMER_STRESS_CONF, when set, becomes the guest's /tmp/stress.conf: shell
+# assignments of the stress fragments' durations (e.g. "STRESS_SECS=10").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -59,6 +61,9 @@ HWTIMER_KERNEL=$kernel
 HWTIMER_MODE=$mode
 HWTIMER_FRAG_TIMEOUT=${HWTIMER_FRAG_TIMEOUT:-600}
 E
+if [ -n "${HWTIMER_STRESS_CONF:-}" ]; then
+	printf '%s\n' $HWTIMER_STRESS_CONF >"$h/stress.conf"
+fi
 install -m 755 "$VM_DIR/init" "$stage/init"
 
 mkdir -p "$(dirname "$out")"
