@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by tools/vm/check.sh after its own build steps, in its scope
-# (CHECK, TOP, RESULTS, kdbg/dbg, stocks/stock_rel, say, fail_step). Adds:
+# (CHECK, TOP, RESULTS, debugs/debug_dir, stocks/stock_rel, say, fail_step).
+# Adds:
 #  - the reliability programs (static) to build/check/bin, which the
 #    initramfs carries, for the tools/vm/guest.d/4x-*.sh fragments;
 #  - hwtimer_kstress.ko next to each kernel's hwtimer.ko;
@@ -14,22 +15,23 @@ stress_check_hook() {
 	say "building tools/stress (static) and hwtimer_kstress.ko"
 	make -C "$TOP/tools/stress" O="$CHECK/bin" STATIC=1 >>"$log" 2>&1 ||
 		fail_step build-stress "tools/stress programs" "$log"
-	if [ "${kdbg:-0}" = 1 ]; then
-		make -C "$TOP/tools/stress" module KDIR="$dbg" \
-			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
-			MO="$TOP/build/mod-debug/tools/stress/kmod" >>"$log" 2>&1 ||
-			fail_step build-stress "hwtimer_kstress.ko (debug)" "$log"
+	local dk
+	for dk in "${debugs[@]}"; do
+		make -C "$TOP/tools/stress" module KDIR="${debug_dir[$dk]}" \
+			SYMVERS="$TOP/build/mod-$dk/Module.symvers" \
+			MO="$TOP/build/mod-$dk/tools/stress/kmod" >>"$log" 2>&1 ||
+			fail_step build-stress "hwtimer_kstress.ko ($dk)" "$log"
 		# The lockdep test module of 98-lockdep.sh (tools/testing/lockdep).
-		make -C "$TOP/tools/testing/lockdep" module KDIR="$dbg" \
-			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
-			MO="$TOP/build/mod-debug/tools/testing/lockdep" >>"$log" 2>&1 ||
-			fail_step build-lockdep "hwtimer_lockdep_test.ko (debug)" "$log"
+		make -C "$TOP/tools/testing/lockdep" module KDIR="${debug_dir[$dk]}" \
+			SYMVERS="$TOP/build/mod-$dk/Module.symvers" \
+			MO="$TOP/build/mod-$dk/tools/testing/lockdep" >>"$log" 2>&1 ||
+			fail_step build-lockdep "hwtimer_lockdep_test.ko ($dk)" "$log"
 		# The interrupts-off bound of 46-irqsoff.sh (tools/testing/irqsoff).
-		make -C "$TOP/tools/testing/irqsoff" module KDIR="$dbg" \
-			SYMVERS="$TOP/build/mod-debug/Module.symvers" \
-			MO="$TOP/build/mod-debug/tools/testing/irqsoff" >>"$log" 2>&1 ||
-			fail_step build-irqsoff "hwtimer_irqsoff.ko (debug)" "$log"
-	fi
+		make -C "$TOP/tools/testing/irqsoff" module KDIR="${debug_dir[$dk]}" \
+			SYMVERS="$TOP/build/mod-$dk/Module.symvers" \
+			MO="$TOP/build/mod-$dk/tools/testing/irqsoff" >>"$log" 2>&1 ||
+			fail_step build-irqsoff "hwtimer_irqsoff.ko ($dk)" "$log"
+	done
 	local sk
 	for sk in "${stocks[@]}"; do
 		make -C "$TOP/tools/stress" module \

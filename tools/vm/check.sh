@@ -2,9 +2,10 @@
 # make check: build everything and run every test, kernel code only in qemu.
 #
 #  1. install missing packages (deps.sh)
-#  2. build or reuse the debug kernel (build-kernel.sh, cached)
+#  2. build or reuse the debug kernels (build-kernel.sh, cached): 6.1 with
+#     KASAN, lockdep, kmemleak and KUnit; 6.12 PREEMPT_RT with lockdep
 #  3. build hwtimer.ko, hwtimer_kunit.ko and the sample with W=1 against the
-#     debug kernel (build/mod-debug) and against the headers of each of
+#     debug kernels (build/mod-debug, build/mod-debug-rt) and the headers of each of
 #     Debian 12's kernels (build/mod-stock: 6.1, build/mod-stock-6.12,
 #     build/mod-stock-rt: 6.12 PREEMPT_RT)
 #  4. build the userspace tests statically, 64-bit and -m32
@@ -19,7 +20,8 @@
 # and the run goes on where it can, so one broken part does not hide others.
 # Bounds (seconds, overridable): VM_BOUND_DEBUG, VM_BOUND_STOCK for the whole
 # VM; FRAG_BOUND_DEBUG, FRAG_BOUND_STOCK for each guest fragment.
-# STOCK_KERNELS (default "6.1 6.12 rt") picks the stock kernels to test.
+# STOCK_KERNELS (default "6.1 6.12 rt") picks the stock kernels to test,
+# DEBUG_KERNELS (default "debug debug-rt") the debug ones (tools/vm/NAME.config).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +31,7 @@ VM_BOUND_STOCK=${VM_BOUND_STOCK:-1500}
 FRAG_BOUND_DEBUG=${FRAG_BOUND_DEBUG:-1200}
 FRAG_BOUND_STOCK=${FRAG_BOUND_STOCK:-900}
 STOCK_KERNELS=${STOCK_KERNELS:-6.1 6.12 rt}
+DEBUG_KERNELS=${DEBUG_KERNELS:-debug debug-rt}
 # The stress fragments' durations on the 6.12 VM (see guest.d/4*.sh).
 SHORT_STRESS="STRESS_SECS=10 KSTRESS_SECS=10 ABIFUZZ_SECS=20 TRINITY_SECS=20"
 RESULTS=$VM_DIR/results.py
@@ -150,22 +153,37 @@ main() {
 	"$VM_DIR/deps.sh"
 
 	local dbg="" stock="" kdbg=0 kstock=0
-	local kd
-	kd=$(debug_kernel_dir "$VM_DIR/debug.config")
-	if [ -f "$kd/.done" ]; then
-		say "debug kernel: $kd (cached)"
-	else
-		say "debug kernel: building $kd (about 8 minutes on 2 idle cores)"
-	fi
-	# The lock keeps concurrent runs (other work trees, make demo) from
-	# building into, or deleting, the same cache directory at once.
+	# Debug kernels: debug (6.1, debug.config) and debug-rt (6.12
+	# PREEMPT_RT, debug-rt.config). The hooks see debugs (names built) and
+	# debug_dir[name] (kernel build directory); dbg/kdbg are debug's.
+	local d kd
+	declare -A debug_dir=()
+	local debugs=()
 	mkdir -p "$HWTIMER_CACHE"
-	if dbg=$(flock "$HWTIMER_CACHE/.build-kernel.lock" \
-		"$VM_DIR/build-kernel.sh" 2>"$CHECK/build-kernel.log"); then
-		build_mods debug "$dbg" && kdbg=1
-	else
-		fail_step build-kernel "debug kernel build" "$CHECK/build-kernel.log"
-	fi
+	for d in $DEBUG_KERNELS; do
+		kd=$(debug_kernel_dir "$VM_DIR/$d.config")
+		if [ -f "$kd/.done" ]; then
+			say "$d kernel: $kd (cached)"
+		else
+			say "$d kernel: building $kd (about 8 minutes on 2 idle cores)"
+		fi
+		# The lock keeps concurrent runs (other work trees, make demo)
+		# from building into, or deleting, the same cache directory.
+		if ! kd=$(flock "$HWTIMER_CACHE/.build-kernel.lock" \
+			"$VM_DIR/build-kernel.sh" "$VM_DIR/$d.config" \
+			2>"$CHECK/build-kernel-$d.log"); then
+			fail_step "build-kernel-$d" "$d kernel build" \
+				"$CHECK/build-kernel-$d.log"
+			continue
+		fi
+		build_mods "$d" "$kd" || continue
+		debugs+=("$d")
+		debug_dir[$d]=$kd
+		if [ "$d" = debug ]; then
+			dbg=$kd
+			kdbg=1
+		fi
+	done
 	# Debian 12's kernels: stock (6.1), stock-6.12, stock-rt. The hooks
 	# below see stocks (names built), stock_rel[name] (release) and, for
 	# 6.1, the older stock/kstock pair.
@@ -190,8 +208,8 @@ main() {
 	build_tools
 	run_wheel_model
 	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
-	# scope (CHECK, TOP, RESULTS, dbg, kdbg, stock, kstock, stocks,
-	# stock_rel, say, fail_step) to add build steps and host tests before
+	# scope (CHECK, TOP, RESULTS, debugs, debug_dir, dbg, kdbg, stocks,
+	# stock_rel, stock, kstock, say, fail_step) to add build steps and host tests before
 	# the VMs boot.
 	local hook
 	for hook in "$TOP"/tools/*/check-hook.sh; do
@@ -200,10 +218,13 @@ main() {
 		. "$hook"
 	done
 
-	if [ "$kdbg" = 1 ]; then
-		run_vm debug "$dbg/arch/x86/boot/bzImage" \
-			"$TOP/build/mod-debug" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
-	fi
+	for d in "${debugs[@]}"; do
+		local conf=""
+		[ "$d" = debug-rt ] && conf=$SHORT_STRESS
+		HWTIMER_STRESS_CONF=$conf run_vm "$d" \
+			"${debug_dir[$d]}/arch/x86/boot/bzImage" \
+			"$TOP/build/mod-$d" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
+	done
 	# What users run, made as strict as it goes: full preemption opens
 	# every unlock-then-touch window (PREEMPT_RT is preemptible already),
 	# and slub_debug poisons freed timers so a use-after-free returns

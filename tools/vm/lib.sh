@@ -6,23 +6,47 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$VM_DIR/../.." && pwd)
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 
-# Debian's linux-source package version, e.g. 6.1.187-1.
-src_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1
+# A config fragment may start from others and name its kernel source:
+#   # base: debug.config     (merged first; in this directory)
+#   # linux-source: 6.12     (Debian's linux-source-6.12; default 6.1)
+
+# frag_series FRAGMENT: the linux-source series the fragment is built from.
+frag_series() {
+	local s
+	s=$(sed -n 's/^# linux-source: *//p' "$1" | head -1)
+	echo "${s:-6.1}"
 }
 
-# Directory of the debug kernel for the current source version and config
-# fragment: both are in the key, so a change of either rebuilds.
+# frag_files FRAGMENT: its bases, then itself, in merge order.
+frag_files() {
+	local b
+	for b in $(sed -n 's/^# base: *//p' "$1"); do
+		frag_files "$VM_DIR/$b"
+	done
+	echo "$1"
+}
+
+# Debian's linux-source package version, e.g. 6.1.187-1, of SERIES (6.1).
+src_version() {
+	dpkg-query -W -f='${Version}' "linux-source-${1:-6.1}"
+}
+
+# Directory of a debug kernel for a config fragment (default debug.config)
+# and the version of its source: both are in the key, so a change of
+# either rebuilds.
 debug_kernel_dir() {
 	local frag=${1:-$VM_DIR/debug.config}
 	local h
-	h=$(cat "$frag" "$VM_DIR/build-kernel.sh" | sha256sum | cut -c1-12)
-	echo "$HWTIMER_CACHE/linux-$(src_version)-$(basename "$frag" .config)-$h"
+	# shellcheck disable=SC2046
+	h=$(cat $(frag_files "$frag") "$VM_DIR/build-kernel.sh" |
+		sha256sum | cut -c1-12)
+	echo "$HWTIMER_CACHE/linux-$(src_version "$(frag_series "$frag")")-$(basename "$frag" .config)-$h"
 }
 
-# The unpacked, pristine source tree (shared by every config).
+# The unpacked, pristine source tree of SERIES (6.1), shared by every config.
 source_dir() {
-	echo "$HWTIMER_CACHE/src-$(src_version)/linux-source-6.1"
+	local s=${1:-6.1}
+	echo "$HWTIMER_CACHE/src-$(src_version "$s")/linux-source-$s"
 }
 
 # Debian's stock kernels: stock_release [FLAVOUR] prints the newest
