@@ -1,17 +1,164 @@
 # SPDX-License-Identifier: GPL-2.0
-# Included by the top-level Makefile: make install.
+# Included by the top-level Makefile: installing hwtimer (docs/install.md).
+#
+#   make install     [DESTDIR=] [PREFIX=/usr/local] [KDIR=] [MODULES_LOAD=1]
+#   make uninstall   the same variables: removes what install put there
+#   make dkms-source [DESTDIR=]   the DKMS source tree /usr/src/hwtimer-VERSION
+#   make install-dkms, make uninstall-dkms   that tree plus dkms add/install
+#   make print-version
+#
+# The module goes to lib/modules/KRELEASE/updates/ under INSTALL_MOD_PATH,
+# which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
+# hwtimer_wheel.h, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
+# everything else under PREFIX. Kernel paths do not follow PREFIX: kmod
+# looks only in /lib/modules, and kbuild users in /usr/src.
+
+# The release, read from the uapi header, where it is written once.
+HWTIMER_UAPI_H := $(CURDIR)/include/uapi/linux/hwtimer.h
+hwtimer_version_part = $(shell sed -n \
+	's/^.define[[:space:]]*HWTIMER_VERSION_$(1)[[:space:]]*\([0-9]*\).*/\1/p' \
+	$(HWTIMER_UAPI_H))
+HWTIMER_VERSION := $(call hwtimer_version_part,MAJOR).$(call \
+	hwtimer_version_part,MINOR).$(call hwtimer_version_part,PATCH)
 
 # The release modules are installed for (Debian's headers carry the upstream
-# version in kernel.release; utsrelease.h has the real one).
+# version in kernel.release; utsrelease.h has the real one). Give
+# KRELEASE= to uninstall for a kernel whose headers are gone.
 KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h)
 
-install: all
-	$(KMAKE) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install
-	@if [ -f samples/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
-			INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) modules_install; \
-	fi
-	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a \
-		$(KRELEASE)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+# systemd-udevd and systemd-modules-load read /usr/lib and /usr/local/lib.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+KSRCDIR ?= /usr/src/hwtimer-$(HWTIMER_VERSION)
+INSTALL_MOD_DIR ?= updates
+MOD_ROOT = $(or $(INSTALL_MOD_PATH),$(DESTDIR))
+MODDIR = $(MOD_ROOT)/lib/modules/$(KRELEASE)
+DEPMOD ?= $(or $(shell command -v depmod),$(wildcard /sbin/depmod))
 
+MAN_PAGES := $(wildcard man/*.[1-9])
+UDEV_RULES := udev/60-hwtimer.rules
+
+# What make install puts under DESTDIR, apart from the module.
+INSTALLED = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
+	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(UDEVRULESDIR)/$(notdir $(UDEV_RULES)) $(MODULESLOADDIR)/hwtimer.conf \
+	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel.h \
+	$(KSRCDIR)/$(KRELEASE)/Module.symvers
+
+print-version:
+	@echo $(HWTIMER_VERSION)
+
+krelease-check:
+	@test -n "$(KRELEASE)" || { echo "hwtimer: no kernel release in" \
+		"$(KDIR)/include/generated/utsrelease.h; give KDIR= or KRELEASE=" >&2; \
+		exit 1; }
+
+hwtimerctl:
+	$(MAKE) -C tools/hwtimerctl O=$(abspath $(TOOLS_O)) STATIC=$(STATIC)
+
+install: modules hwtimerctl krelease-check
+	install -D -m 0644 hwtimer.ko $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
+	$(if $(INSTALL_MOD_STRIP),strip --strip-debug \
+		$(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko)
+	install -D -m 0755 $(TOOLS_O)/hwtimerctl $(DESTDIR)$(BINDIR)/hwtimerctl
+	install -D -m 0644 include/uapi/linux/hwtimer.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/hwtimer.h
+	@set -e; for m in $(MAN_PAGES); do \
+		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}"; \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
+	done
+	install -D -m 0644 $(UDEV_RULES) \
+		$(DESTDIR)$(UDEVRULESDIR)/$(notdir $(UDEV_RULES))
+	$(if $(filter 1 y yes,$(MODULES_LOAD)),install -D -m 0644 \
+		tools/install/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/hwtimer.conf)
+	install -D -m 0644 hwtimer.h $(DESTDIR)$(KSRCDIR)/include/hwtimer.h
+	install -D -m 0644 hwtimer_wheel.h \
+		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel.h
+	tools/install/install-symvers.sh Module.symvers \
+		$(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
+	@$(hwtimer_depmod)
+
+uninstall: krelease-check
+	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@rmdir $(DESTDIR)$(KSRCDIR)/$(KRELEASE) $(DESTDIR)$(KSRCDIR)/include \
+		$(DESTDIR)$(KSRCDIR) 2>/dev/null || true
+	@$(hwtimer_depmod)
+
+# depmod for the installed tree. On the running system a failure fails the
+# install. For a tree under DESTDIR it is a convenience (the target system
+# runs depmod when the package lands), so a missing or failing depmod is
+# reported, not fatal; and once no module is left there, the index files it
+# wrote describe nothing and go too, so that uninstall leaves no files.
+DEPMOD_INDEX := alias alias.bin builtin.alias.bin builtin.bin dep dep.bin \
+	devname softdep symbols symbols.bin weakdep
+define hwtimer_depmod
+if [ ! -d "$(MODDIR)" ]; then \
+	:; \
+elif [ -z "$(MOD_ROOT)" ]; then \
+	echo "$(DEPMOD) -a $(KRELEASE)"; \
+	$(DEPMOD) -a $(KRELEASE); \
+elif [ -z "$$(find "$(MODDIR)" -name '*.ko*' -print -quit)" ]; then \
+	echo "hwtimer: no module left in $(MODDIR): removing depmod's index"; \
+	rm -f $(addprefix $(MODDIR)/modules.,$(DEPMOD_INDEX)); \
+	rmdir "$(MODDIR)/$(INSTALL_MOD_DIR)" "$(MODDIR)" 2>/dev/null || true; \
+elif [ -z "$(DEPMOD)" ]; then \
+	echo "hwtimer: no depmod here; run depmod -a $(KRELEASE) on the target system"; \
+else \
+	echo "$(DEPMOD) -b $(MOD_ROOT) -a $(KRELEASE)"; \
+	$(DEPMOD) -b $(MOD_ROOT) -a $(KRELEASE) || \
+	echo "hwtimer: depmod failed for $(MOD_ROOT); run depmod -a $(KRELEASE) on the target system"; \
+fi
+endef
+
+# DKMS: the sources the module build needs, and dkms.conf made from
+# dkms.conf.in with the version from the uapi header. DKMS runs the
+# top-level Makefile (make KDIR=... modules), probes included.
+DKMS_DIR = $(DESTDIR)$(KSRCDIR)
+DKMS_FILES = Makefile Kbuild Kconfig LICENSE \
+	$(filter-out %.mod.c,$(wildcard *.c)) $(wildcard *.h) \
+	tools/install/install.mk tools/install/install-symvers.sh \
+	$(shell find chardev compat include -type f ! -name '*.mod.c' \
+		\( -name '*.[ch]' -o -name '*.sh' -o -name Kbuild \
+		-o -name Makefile \) | sort)
+
+dkms-source:
+	install -d $(DKMS_DIR)
+	cp -p --parents $(DKMS_FILES) $(DKMS_DIR)/
+	sed 's/@PACKAGE_VERSION@/$(HWTIMER_VERSION)/' dkms.conf.in \
+		>$(DKMS_DIR)/dkms.conf
+
+# With DESTDIR the tree is only laid out (a package's postinst runs dkms);
+# without, it is added to DKMS and built and installed for every kernel
+# with headers that dkms.conf supports (exit 77: BUILD_EXCLUSIVE).
+install-dkms: dkms-source
+ifeq ($(DESTDIR),)
+	dkms status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . || \
+		dkms add -m hwtimer -v $(HWTIMER_VERSION)
+	@set -e; for b in /lib/modules/*/build; do \
+		k=$${b%/build}; k=$${k##*/}; rc=0; \
+		echo "dkms install -m hwtimer -v $(HWTIMER_VERSION) -k $$k"; \
+		dkms install -m hwtimer -v $(HWTIMER_VERSION) -k $$k || rc=$$?; \
+		case $$rc in \
+		0) ;; \
+		77) echo "hwtimer: $$k is not a supported kernel, skipped" ;; \
+		*) exit $$rc ;; \
+		esac; \
+	done
+endif
+
+uninstall-dkms:
+ifeq ($(DESTDIR),)
+	dkms status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . && \
+		dkms remove -m hwtimer -v $(HWTIMER_VERSION) --all || true
+endif
+	rm -f $(addprefix $(DKMS_DIR)/,$(DKMS_FILES) dkms.conf)
+	@test ! -d $(DKMS_DIR) || find $(DKMS_DIR) -depth -type d -empty -delete
+
+.PHONY: print-version krelease-check hwtimerctl install uninstall \
+	dkms-source install-dkms uninstall-dkms
