@@ -340,7 +340,7 @@ static int kst_thread(void *arg)
 	struct kthr *k = arg;
 	unsigned int i;
 
-	hrtimer_start(&k->hrt, ns_to_ktime(MS), HRTIMER_MODE_REL);
+	hrtimer_start(&k->hrt, ns_to_ktime(MS), HRTIMER_MODE_REL_HARD);
 	while (time_before(jiffies, stop_at) && !kthread_should_stop()) {
 		struct kitem *it = &k->items[rnd(&k->rng) % ITEMS];
 		u64 r = rnd(&k->rng) % 100;
