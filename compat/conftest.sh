@@ -10,9 +10,11 @@
 # handled as well as one that has it by version.
 set -euo pipefail
 
-kdir=$1 out=$2
+kdir=$1
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-work=$out/probes
+work=$out/conftest-work
 rm -rf "$work"
 mkdir -p "$work"
 cp "$here"/probes/* "$work/"

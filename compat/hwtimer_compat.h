@@ -3,29 +3,21 @@
  * hwtimer_compat.h - the kernel interfaces that differ between the kernels
  * hwtimer supports (Debian 12's 6.1, 6.12 and 6.12-rt), in one place.
  *
- * Out of tree, the top-level Makefile runs compat/conftest.sh first: it
+ * The top-level Makefile runs compat/conftest.sh before kbuild: it
  * compiles one small probe per interface against the target's headers and
  * defines HWTIMER_HAVE_<PROBE> for each that builds, in a generated
- * hwtimer_conftest.h (Kbuild defines HWTIMER_CONFTEST and puts it on the
- * include path). Built inside a kernel tree, where no probe runs, the
- * kernel version decides instead.
+ * hwtimer_conftest.h that Kbuild puts on the include path. Built inside a
+ * kernel tree, run the script once against that tree first (README).
  *
  * The code calls the hwt_*() helpers below and never tests a version.
  */
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
 
-#ifdef HWTIMER_CONFTEST
-#include "hwtimer_conftest.h"
-#else
-#include <linux/version.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
-#define HWTIMER_HAVE_EVENTFD_SIGNAL_ONE_ARG 1
+#if !__has_include(<hwtimer_conftest.h>)
+#error "hwtimer: no feature probes; run compat/conftest.sh KDIR OUTDIR first (make does)"
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define HWTIMER_HAVE_ASSIGN_STR_ONE_ARG 1
-#endif
-#endif
+#include <hwtimer_conftest.h>
 
 #include <linux/eventfd.h>
 
