@@ -2,22 +2,30 @@
 /*
  * hwtimerctl - command-line client of /dev/hwtimer.
  *
- *   hwtimerctl [--json] [--device PATH] info
- *   hwtimerctl [--json] arm DURATION... [--every D] [--count N] [--cancel I]
- *   hwtimerctl [--json] batch N [--at D] [--spread D] [--chunk K]
- *   hwtimerctl [--json] watch [--interval D] [--count N | --once]
+ *   hwtimerctl [OPTIONS] info
+ *   hwtimerctl [OPTIONS] arm [--every D] [--count N] [--cancel I]... DURATION...
+ *   hwtimerctl [OPTIONS] batch [--at D] [--spread D] [--chunk K] N
+ *   hwtimerctl [OPTIONS] watch [--interval D] [--count N | --once]
+ *   hwtimerctl help [COMMAND]
+ *   hwtimerctl --version
  *
- * Durations are a number and a unit: 10us, 250ms, 1.5s, 2m (also ns, h).
- * Exit status: 0 success, 1 runtime error, 2 usage error.
+ * OPTIONS are --json and --device PATH, also accepted after the command.
+ * Every command parses all of its arguments before it opens the device, so
+ * bad usage never has an effect. Durations are a decimal number and a unit:
+ * 10us, 250ms, 1.5s, 2m (also ns, min, h). Counts are digits only.
+ * Exit status: 0 success, 1 runtime error, 2 usage error. Messages start
+ * with "hwtimerctl: ", or "hwtimerctl COMMAND: " once a command is known.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
-#include <poll.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,20 +38,103 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC	1000000000ULL
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+#define CTL_VERSION	XSTR(HWTIMER_VERSION_MAJOR) "." \
+			XSTR(HWTIMER_VERSION_MINOR) "." \
+			XSTR(HWTIMER_VERSION_PATCH)
+
+#define SYSFS_MODULE	"/sys/module/hwtimer"
+#define SYSFS_PARAMS	SYSFS_MODULE "/parameters"
+
+/* Exit statuses. */
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+/* Values of the long-only options, past every character. */
+enum {
+	OPT_JSON = 256,
+	OPT_DEVICE,
+	OPT_EVERY,
+	OPT_COUNT,
+	OPT_CANCEL,
+	OPT_BOOTTIME,
+	OPT_AT,
+	OPT_SPREAD,
+	OPT_CHUNK,
+	OPT_INTERVAL,
+	OPT_ONCE,
+};
+
+/**
+ * struct command - one subcommand
+ * @name: as typed
+ * @args: its synopsis after "hwtimerctl [OPTIONS] NAME"
+ * @summary: one line for the command list
+ * @help: what it does, for "help NAME"
+ * @options: its own options, one "  --opt VALUE  what" line each; NULL
+ *	for no options section at all
+ * @opts: getopt_long table: its own options, then --json, --device and
+ *	--help, which every command takes
+ * @run: parses the arguments (argv[0] is @name), does the work and
+ *	returns the exit status
+ */
+struct command {
+	const char *name;
+	const char *args;
+	const char *summary;
+	const char *help;
+	const char *options;
+	const struct option *opts;
+	int (*run)(int argc, char **argv);
+};
 
 static const char *dev_path = "/dev/hwtimer";
-static int json;
+static bool json;
+/* Command being run, named in messages and usage; NULL before one is. */
+static const struct command *cur;
 
-static void die(int code, const char *fmt, ...)
+static void print_usage(FILE *f, const struct command *c);
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "hwtimerctl%s%s: ", cur ? " " : "", cur ? cur->name : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* A message, without exiting. */
+static void note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "hwtimerctl: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(code);
+}
+
+/* A runtime error: exit 1. */
+static _Noreturn void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(EXIT_RUNTIME);
+}
+
+/* Bad usage: the reason, the synopsis on stderr, exit 2. */
+static _Noreturn void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	print_usage(stderr, cur);
+	exit(EXIT_USAGE);
 }
 
 static uint64_t now_ns(clockid_t c)
@@ -54,56 +145,184 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* Parse "250ms", "1.5s", "2m", "10us"; returns 0 or -1. */
+/* ---- arguments ---- */
+
+/*
+ * An unsigned decimal of digits only: no space, sign or base prefix.
+ * Return: 0, -EINVAL (not such a number) or -ERANGE (above @max).
+ */
+static int parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || x > max)
+		return -ERANGE;
+	*v = x;
+	return 0;
+}
+
+/* The value of option or operand @what, in [@min, @max]; exits 2 if not. */
+static uint64_t number_arg(const char *what, const char *s, uint64_t min,
+			   uint64_t max)
+{
+	uint64_t v;
+	int err = parse_u64(s, max, &v);
+
+	if (err == -EINVAL)
+		usage_error("%s '%s': want a whole number (digits only)", what, s);
+	if (err)
+		usage_error("%s '%s' is out of range: at most %" PRIu64, what, s,
+			    max);
+	if (v < min)
+		usage_error("%s '%s': must be at least %" PRIu64, what, s, min);
+	return v;
+}
+
+/*
+ * A duration: decimal digits, an optional fraction and a unit ("250ms",
+ * "1.5s"); "0" alone needs no unit. Return: 0, -EINVAL or -ERANGE.
+ */
 static int parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct { const char *unit; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
-		{ "s", 1e9 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
+	static const struct { const char *unit; uint64_t mul; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 },
+		{ "ms", 1000000 }, { "s", NSEC_PER_SEC },
+		{ "m", 60 * NSEC_PER_SEC }, { "min", 60 * NSEC_PER_SEC },
+		{ "h", 3600 * NSEC_PER_SEC },
 	};
-	char *end;
-	double v;
+	uint64_t whole = 0, v;
+	double frac = 0, scale = 1;
 	size_t i;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || isnan(v))
-		return -1;
-	if (!*end)
-		return v == 0 ? (*ns = 0, 0) : -1;	/* only 0 needs no unit */
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			v *= units[i].mul;
-			if (v >= 18446744073709551615.0)
-				return -1;
-			*ns = (uint64_t)(v + 0.5);
-			return 0;
-		}
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++)
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, *s - '0', &whole))
+			return -ERANGE;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++)
+			frac += (*s - '0') * (scale /= 10);
 	}
-	return -1;
+	if (!*s) {
+		*ns = 0;
+		return whole || frac ? -EINVAL : 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(s, units[i].unit))
+			continue;
+		if (__builtin_mul_overflow(whole, units[i].mul, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(frac * units[i].mul + 0.5),
+					   ns))
+			return -ERANGE;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static uint64_t duration_arg(const char *what, const char *s)
 {
 	uint64_t ns;
+	int err = parse_duration(s, &ns);
 
-	if (parse_duration(s, &ns))
-		die(2, "bad %s '%s': want a number and a unit, e.g. 250ms, 1.5s, 2m, 10us",
-		    what, s);
+	if (err == -ERANGE)
+		usage_error("%s '%s' is too long: at most %" PRIu64 " ns", what, s,
+			    UINT64_MAX);
+	if (err)
+		usage_error("bad %s '%s': want a number and a unit, e.g. 250ms, 1.5s, 2m, 10us",
+			    what, s);
 	return ns;
 }
 
-static unsigned long count_arg(const char *what, const char *s)
+/* Does long option @o of @opts match "--NAME[=...]" (exactly or a prefix)? */
+static int count_matches(const struct option *opts, const char *name,
+			 size_t len, const struct option **found)
 {
-	char *end;
-	unsigned long v;
+	int n = 0;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-')
-		die(2, "bad %s '%s': want a whole number", what, s);
-	return v;
+	for (; opts->name; opts++) {
+		if (strncmp(opts->name, name, len))
+			continue;
+		*found = opts;
+		if (strlen(opts->name) == len)
+			return 1;
+		n++;
+	}
+	return n;
 }
+
+/*
+ * getopt_long returned '?' or ':' (opterr is 0): say why and exit 2.
+ * optopt is the short option at fault, or the val of the long one (0 for
+ * an unknown or ambiguous long option).
+ */
+static void option_error(int c, char **argv, const struct option *opts)
+{
+	const char *arg = argv[optind - 1];
+	const struct option *o = NULL;
+	size_t len = 0;
+	int n = 0;
+
+	if (!strncmp(arg, "--", 2)) {
+		len = strcspn(arg + 2, "=");
+		n = count_matches(opts, arg + 2, len, &o);
+	}
+	if (optopt && (n != 1 || o->val != optopt)) {
+		if (c == ':')
+			usage_error("option '-%c' needs a value", optopt);
+		usage_error("unknown option '-%c'", optopt);
+	}
+	if (n == 1 && c == ':')
+		usage_error("option '--%s' needs a value", o->name);
+	if (n == 1 && arg[2 + len] == '=')
+		usage_error("option '--%s' takes no value", o->name);
+	if (n > 1)
+		usage_error("option '%.*s' is ambiguous", (int)len + 2, arg);
+	usage_error("unknown option '%s'", arg);
+}
+
+/*
+ * The next option of the current command's own, getopt_long style; the
+ * common ones (--json, --device, --help) are handled here, errors exit 2.
+ */
+static int next_option(int argc, char **argv, const struct option *opts)
+{
+	int c;
+
+	for (;;) {
+		c = getopt_long(argc, argv, ":h", opts, NULL);
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_DEVICE:
+			if (!*optarg)
+				usage_error("--device: empty path");
+			dev_path = optarg;
+			break;
+		case 'h':
+			print_usage(stdout, cur);
+			exit(0);
+		case '?':
+		case ':':
+			option_error(c, argv, opts);
+			break;
+		default:
+			return c;
+		}
+	}
+}
+
+/* ---- output ---- */
 
 /* "1.234 ms" style, for humans. */
 static const char *fmt_ns(uint64_t ns, char *buf, size_t len)
@@ -119,23 +338,176 @@ static const char *fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static int open_dev(void)
-{
-	int fd = open(dev_path, O_RDWR | O_CLOEXEC);
+/*
+ * JSON, one top-level object per line, written as it goes: js_begin()
+ * and js_end() open and close objects and arrays, and each value is
+ * preceded by a comma when it is not the first at its depth.
+ */
+static struct {
+	int depth;		/* objects and arrays open */
+	bool comma[8];		/* a value was written at this depth */
+} js;
 
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
-			die(1, "%s: %s (is the hwtimer module loaded?)", dev_path,
-			    strerror(errno));
-		die(1, "%s: %s", dev_path, strerror(errno));
+static void js_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
 	}
+	putchar('"');
+}
+
+/* Separator and key (NULL in arrays) before a value. */
+static void js_key(const char *key)
+{
+	if (js.comma[js.depth])
+		fputs(", ", stdout);
+	js.comma[js.depth] = true;
+	if (key) {
+		js_string(key);
+		fputs(": ", stdout);
+	}
+}
+
+static void js_begin(const char *key, char open)
+{
+	if (js.depth)
+		js_key(key);
+	putchar(open);
+	js.comma[++js.depth] = false;
+}
+
+static void js_end(char close)
+{
+	putchar(close);
+	if (!--js.depth) {
+		putchar('\n');
+		js.comma[0] = false;
+	}
+}
+
+static void js_u64(const char *key, uint64_t v)
+{
+	js_key(key);
+	printf("%" PRIu64, v);
+}
+
+static void js_real(const char *key, double v)
+{
+	js_key(key);
+	printf("%.1f", v);
+}
+
+static void js_str(const char *key, const char *s)
+{
+	js_key(key);
+	js_string(s);
+}
+
+/* A sysfs value: a number, a boolean (Y/N) or else a string. */
+static void js_sysfs(const char *key, const char *s)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, UINT64_MAX, &v)) {
+		js_u64(key, v);
+	} else if (!strcmp(s, "Y") || !strcmp(s, "N")) {
+		js_key(key);
+		fputs(*s == 'Y' ? "true" : "false", stdout);
+	} else {
+		js_str(key, s);
+	}
+}
+
+/* ---- the device ---- */
+
+/* First line of a sysfs file into @buf; false if it cannot be read. */
+static bool read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f);
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
+static bool read_param(const char *name, char *buf, size_t len)
+{
+	char path[sizeof(SYSFS_PARAMS "/") + NAME_MAX];
+
+	snprintf(path, sizeof(path), SYSFS_PARAMS "/%s", name);
+	return read_sysfs(path, buf, len);
+}
+
+/*
+ * Open dev_path and shake hands (ABI HWTIMER_API, into @api when not NULL).
+ * Return: the fd, or -errno; @opened says whether open() succeeded.
+ */
+static int try_open_dev(struct hwtimer_api *api, bool *opened)
+{
+	struct hwtimer_api a = { .api = HWTIMER_API };
+	int fd, err;
+
+	*opened = false;
+	fd = open(dev_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*opened = true;
+	if (ioctl(fd, HWTIMER_IOC_API, &a)) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	if (api)
+		*api = a;
 	return fd;
+}
+
+/* What a failed open or handshake (error @err) probably means. */
+static const char *open_hint(int err, bool opened)
+{
+	if (!opened)
+		return err == ENOENT || err == ENXIO || err == ENODEV ?
+			" (is the hwtimer module loaded?)" : "";
+	if (err == ENOTTY)
+		return " (not a hwtimer device?)";
+	if (err == EINVAL)
+		return " (the module does not speak ABI " XSTR(HWTIMER_API)
+			" of hwtimerctl " CTL_VERSION ")";
+	return "";
+}
+
+/* The device, opened and shaken hands with; exits 1 if it cannot be. */
+static int open_dev(struct hwtimer_api *api)
+{
+	bool opened;
+	int fd = try_open_dev(api, &opened);
+
+	if (fd >= 0)
+		return fd;
+	if (!opened)
+		fail("cannot open %s: %s%s", dev_path, strerror(-fd),
+		     open_hint(-fd, opened));
+	fail("%s: HWTIMER_IOC_API: %s%s", dev_path, strerror(-fd),
+	     open_hint(-fd, opened));
 }
 
 static void xioctl(int fd, unsigned long cmd, void *arg, const char *what)
 {
 	if (ioctl(fd, cmd, arg))
-		die(1, "%s: %s", what, strerror(errno));
+		fail("%s: %s", what, strerror(errno));
 }
 
 static void get_stats(int fd, uint32_t clock, struct hwtimer_stats_req *st)
@@ -145,129 +517,94 @@ static void get_stats(int fd, uint32_t clock, struct hwtimer_stats_req *st)
 	xioctl(fd, HWTIMER_IOC_STATS, st, "HWTIMER_IOC_STATS");
 }
 
+/*
+ * Explain an arm that failed with @err after @armed of @want succeeded
+ * on @fd: which cap was reached, its value and how to raise it.
+ */
+static void explain_arm_failure(int fd, int err, uint64_t armed, uint64_t want)
+{
+	struct hwtimer_stats_req st;
+	uint64_t cap;
+	char v[64];
+
+	note("armed %" PRIu64 " of %" PRIu64 " timeouts, then: %s", armed, want,
+	     strerror(err));
+	if (err == EDQUOT) {
+		if (!read_param("max_user_timeouts", v, sizeof(v)) ||
+		    parse_u64(v, UINT64_MAX, &cap)) {
+			note("the per-user cap was reached: max_user_timeouts, for all of this user's open %s files together",
+			     dev_path);
+			note("raise it in " SYSFS_PARAMS "/max_user_timeouts");
+			return;
+		}
+		note("the per-user cap was reached: max_user_timeouts is %" PRIu64
+		     ", for all of this user's open %s files together", cap,
+		     dev_path);
+		note("raise it with: echo %" PRIu64 " > " SYSFS_PARAMS
+		     "/max_user_timeouts", cap + (want - armed));
+		return;
+	}
+	if (err != ENOSPC)
+		return;
+	get_stats(fd, CLOCK_MONOTONIC, &st);
+	if (st.ctx_live >= st.ctx_max_pending) {
+		note("the per-context cap was reached: ctx_max_pending is %" PRIu64
+		     " live timeouts for one open %s", (uint64_t)st.ctx_max_pending,
+		     dev_path);
+		note("raise it with: echo %" PRIu64 " > " SYSFS_PARAMS
+		     "/ctx_max_pending", want > st.ctx_max_pending ? want :
+		     (uint64_t)st.ctx_max_pending * 2);
+		return;
+	}
+	if (!read_param("max_pending", v, sizeof(v)))
+		strcpy(v, "?");
+	note("the wheel's cap was reached: max_pending is %s timeouts of all users",
+	     v);
+	note("it is set when the module is loaded: modprobe hwtimer max_pending=N (0: no cap)");
+}
+
 /* ---- info ---- */
 
-static void print_param(const char *name)
-{
-	char path[128], buf[64] = "";
-	FILE *f;
+static const char * const feature_names[] = {
+	"periodic", "boottime", "batch", "eventfd",
+};
 
-	snprintf(path, sizeof(path), "/sys/module/hwtimer/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, sizeof(buf), f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
+static int not_hidden(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/* Every module parameter: "name value" lines, or a JSON object. */
+static void print_params(void)
+{
+	struct dirent **names;
+	char v[256];
+	int i, n;
+
+	n = scandir(SYSFS_PARAMS, &names, not_hidden, alphasort);
 	if (json)
-		printf(", \"%s\": \"%s\"", name, buf);
+		js_begin("params", '{');
 	else
-		printf("  %-16s %s\n", name, buf);
-}
-
-static void print_hist(const __u64 *h, const char *indent);
-
-static void print_wheel_stats(const char *name, const struct hwtimer_stats_req *st)
-{
-	char b[32];
-	int i;
-
-	if (json) {
-		printf("\"%s\": {\"tick_ns\": %" PRIu64 ", \"pending\": %" PRIu64
-		       ", \"armed\": %" PRIu64 ", \"fired\": %" PRIu64
-		       ", \"cancelled\": %" PRIu64 ", \"rejected\": %" PRIu64
-		       ", \"hrtimer_fires\": %" PRIu64 ", \"max_lateness_ns\": %"
-		       PRIu64 ", \"lateness_log2\": [", name,
-		       (uint64_t)st->tick_ns, (uint64_t)st->pending,
-		       (uint64_t)st->armed, (uint64_t)st->fired,
-		       (uint64_t)st->cancelled, (uint64_t)st->rejected,
-		       (uint64_t)st->hrtimer_fires, (uint64_t)st->max_lateness_ns);
-		for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
-			printf("%s%" PRIu64, i ? ", " : "", (uint64_t)st->lateness[i]);
-		printf("]}");
-		return;
+		printf("module parameters:%s\n", n < 0 ? " not readable" : "");
+	for (i = 0; i < n; i++) {
+		if (read_param(names[i]->d_name, v, sizeof(v))) {
+			if (json)
+				js_sysfs(names[i]->d_name, v);
+			else
+				printf("  %-18s %s\n", names[i]->d_name, v);
+		}
+		free(names[i]);
 	}
-	printf("%s wheel:\n", name);
-	printf("  tick             %s\n", fmt_ns(st->tick_ns, b, sizeof(b)));
-	printf("  pending          %" PRIu64 "\n", (uint64_t)st->pending);
-	printf("  armed            %" PRIu64 "\n", (uint64_t)st->armed);
-	printf("  fired            %" PRIu64 "\n", (uint64_t)st->fired);
-	printf("  cancelled        %" PRIu64 "\n", (uint64_t)st->cancelled);
-	printf("  rejected         %" PRIu64 "\n", (uint64_t)st->rejected);
-	printf("  hrtimer fires    %" PRIu64 "\n", (uint64_t)st->hrtimer_fires);
-	printf("  max lateness     %s\n", fmt_ns(st->max_lateness_ns, b, sizeof(b)));
-	print_hist(st->lateness, "  ");
-}
-
-static const char * const feature_names[] = { "periodic", "boottime", "batch", "eventfd" };
-
-static int cmd_info(int argc, char **argv)
-{
-	struct hwtimer_stats_req mono, boot;
-	struct hwtimer_api api = { .api = HWTIMER_API };
-	unsigned int i;
-	int fd;
-
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: hwtimerctl [--json] info\n\n"
-		       "Handshake with /dev/hwtimer and print the API version, features,\n"
-		       "ioctls, module parameters and the counters of both wheels.\n");
-		return 0;
-	}
-	if (argc > 1)
-		die(2, "info: unexpected argument '%s' (see hwtimerctl info --help)",
-		    argv[1]);
-	fd = open_dev();
-	xioctl(fd, HWTIMER_IOC_API, &api, "HWTIMER_IOC_API");
-	get_stats(fd, CLOCK_MONOTONIC, &mono);
-	get_stats(fd, CLOCK_BOOTTIME, &boot);
-	if (json) {
-		printf("{\"api\": %" PRIu64 ", \"features\": [", (uint64_t)api.api);
-		for (i = 0; i < 4; i++)
-			if (api.features & (1ULL << i))
-				printf("%s\"%s\"", i ? ", " : "", feature_names[i]);
-		printf("], \"ioctls\": %" PRIu64 ", \"tick_ns\": %" PRIu64
-		       ", \"max_pending\": %" PRIu64 ", \"event_size\": %u",
-		       (uint64_t)api.ioctls, (uint64_t)api.tick_ns,
-		       (uint64_t)api.max_pending, api.event_size);
-		printf(", \"params\": {\"_\": \"\"");
-		print_param("tick_ns");
-		print_param("workers");
-		print_param("max_pending");
-		print_param("clock");
-		print_param("ctx_max_pending");
-		printf("}, ");
-		print_wheel_stats("monotonic", &mono);
-		printf(", ");
-		print_wheel_stats("boottime", &boot);
-		printf("}\n");
-		close(fd);
-		return 0;
-	}
-	printf("%s: API %" PRIu64 ", event record %u bytes\n", dev_path,
-	       (uint64_t)api.api, api.event_size);
-	printf("features:");
-	for (i = 0; i < 4; i++)
-		if (api.features & (1ULL << i))
-			printf(" %s", feature_names[i]);
-	printf("\nioctls:   %#" PRIx64 "\n", (uint64_t)api.ioctls);
-	printf("per-open cap: %" PRIu64 " timeouts; minimum period one tick\n",
-	       (uint64_t)api.max_pending);
-	printf("module parameters:\n");
-	print_param("tick_ns");
-	print_param("workers");
-	print_param("max_pending");
-	print_param("clock");
-	print_param("ctx_max_pending");
-	print_wheel_stats("CLOCK_MONOTONIC", &mono);
-	print_wheel_stats("CLOCK_BOOTTIME", &boot);
-	close(fd);
-	return 0;
+	if (n >= 0)
+		free(names);
+	if (json)
+		js_end('}');
 }
 
 /* Lateness histogram: one bar per non-empty log2 bucket. */
 static void print_hist(const __u64 *h, const char *indent)
 {
+	static const char bars[] = "########################################";
 	uint64_t max = 0, lo;
 	char a[32], b[32];
 	int i, bar;
@@ -287,492 +624,994 @@ static void print_hist(const __u64 *h, const char *indent)
 		bar = (int)((h[i] * 40 + max - 1) / max);
 		if (i == HWTIMER_STATS_LAT_BUCKETS - 1)
 			printf("%s  >= %-10s          %10" PRIu64 " %.*s\n", indent,
-			       fmt_ns(lo, a, sizeof(a)), (uint64_t)h[i], bar,
-			       "########################################");
+			       fmt_ns(lo, a, sizeof(a)), (uint64_t)h[i], bar, bars);
 		else
 			printf("%s  %10s .. %-10s %10" PRIu64 " %.*s\n", indent,
 			       fmt_ns(lo, a, sizeof(a)),
 			       fmt_ns(i ? 1ULL << i : 0, b, sizeof(b)),
-			       (uint64_t)h[i], bar,
-			       "########################################");
+			       (uint64_t)h[i], bar, bars);
 	}
+}
+
+/* One wheel's counters: a block of text, or a JSON object named @key. */
+static void print_wheel(const char *key, const char *title,
+			const struct hwtimer_stats_req *st)
+{
+	char b[32];
+	int i;
+
+	if (json) {
+		js_begin(key, '{');
+		js_u64("tick_ns", st->tick_ns);
+		js_u64("pending", st->pending);
+		js_u64("armed", st->armed);
+		js_u64("fired", st->fired);
+		js_u64("cancelled", st->cancelled);
+		js_u64("rejected", st->rejected);
+		js_u64("hrtimer_fires", st->hrtimer_fires);
+		js_u64("max_lateness_ns", st->max_lateness_ns);
+		js_begin("lateness_log2", '[');
+		for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
+			js_u64(NULL, st->lateness[i]);
+		js_end(']');
+		js_end('}');
+		return;
+	}
+	printf("%s wheel:\n", title);
+	printf("  tick             %s\n", fmt_ns(st->tick_ns, b, sizeof(b)));
+	printf("  pending          %" PRIu64 "\n", (uint64_t)st->pending);
+	printf("  armed            %" PRIu64 "\n", (uint64_t)st->armed);
+	printf("  fired            %" PRIu64 "\n", (uint64_t)st->fired);
+	printf("  cancelled        %" PRIu64 "\n", (uint64_t)st->cancelled);
+	printf("  rejected         %" PRIu64 "\n", (uint64_t)st->rejected);
+	printf("  hrtimer fires    %" PRIu64 "\n", (uint64_t)st->hrtimer_fires);
+	printf("  max lateness     %s\n", fmt_ns(st->max_lateness_ns, b, sizeof(b)));
+	print_hist(st->lateness, "  ");
+}
+
+static void print_info(const struct hwtimer_api *api, const char *version,
+		       const struct hwtimer_stats_req *mono,
+		       const struct hwtimer_stats_req *boot)
+{
+	unsigned int i;
+
+	if (json) {
+		js_begin(NULL, '{');
+		js_str("device", dev_path);
+		js_str("module_version", version);
+		js_u64("api", api->api);
+		js_begin("features", '[');
+		for (i = 0; i < ARRAY_SIZE(feature_names); i++)
+			if (api->features & (1ULL << i))
+				js_str(NULL, feature_names[i]);
+		js_end(']');
+		js_u64("ioctls", api->ioctls);
+		js_u64("tick_ns", api->tick_ns);
+		js_u64("max_pending", api->max_pending);
+		js_u64("event_size", api->event_size);
+		print_params();
+		print_wheel("monotonic", NULL, mono);
+		print_wheel("boottime", NULL, boot);
+		js_end('}');
+		return;
+	}
+	printf("%s: module %s, API %" PRIu64 ", event record %u bytes\n",
+	       dev_path, version, (uint64_t)api->api, api->event_size);
+	printf("features:");
+	for (i = 0; i < ARRAY_SIZE(feature_names); i++)
+		if (api->features & (1ULL << i))
+			printf(" %s", feature_names[i]);
+	printf("\nioctls:   %#" PRIx64 "\n", (uint64_t)api->ioctls);
+	printf("per-open cap: %" PRIu64 " timeouts; minimum period one tick\n",
+	       (uint64_t)api->max_pending);
+	print_params();
+	print_wheel(NULL, "CLOCK_MONOTONIC", mono);
+	print_wheel(NULL, "CLOCK_BOOTTIME", boot);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct hwtimer_stats_req mono, boot;
+	struct hwtimer_api api;
+	char version[64];
+	int fd;
+
+	optind = 0;
+	while (next_option(argc, argv, cur->opts) != -1)
+		;
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	fd = open_dev(&api);
+	get_stats(fd, CLOCK_MONOTONIC, &mono);
+	get_stats(fd, CLOCK_BOOTTIME, &boot);
+	if (!read_sysfs(SYSFS_MODULE "/version", version, sizeof(version)))
+		strcpy(version, "unknown");
+	print_info(&api, version, &mono, &boot);
+	close(fd);
+	return 0;
 }
 
 /* ---- arm ---- */
 
-static void arm_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: hwtimerctl [--json] arm DURATION... [options]\n\n"
-		"Arm one timeout per DURATION on one context, wait, and print each\n"
-		"expiry with its lateness (fire time minus deadline, in the kernel)\n"
-		"and its delivery delay (when this process read it).\n\n"
-		"options:\n"
-		"  --every D     periodic with period D (DURATION is the first expiry;\n"
-		"                without DURATION the first expiry is after D)\n"
-		"  --count N     stop after N expiries per periodic timeout (default 5)\n"
-		"  --cancel I    cancel the I-th timeout (1-based) right after arming;\n"
-		"                may be repeated\n"
-		"  --boottime    use CLOCK_BOOTTIME instead of CLOCK_MONOTONIC\n"
-		"durations: 10us, 250ms, 1.5s, 2m (units ns us ms s m h)\n");
-}
-
-struct armed {
-	uint64_t id;
-	uint64_t after;
-	uint64_t seen;		/* expiries, overruns included */
-	int done;
+/**
+ * struct arm_args - what arm was asked to do
+ * @n: timeouts, one per DURATION (one for --every alone)
+ * @after: first expiry of each, relative
+ * @cancel: cancel[i] set: cancel timeout i right after arming
+ * @every: period, 0 for one-shots
+ * @count: expiries of each periodic timeout before it is cancelled
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ */
+struct arm_args {
+	int n;
+	uint64_t *after;
+	bool *cancel;
+	uint64_t every;
+	uint64_t count;
+	uint32_t clock;
 };
 
-static int cmd_arm(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "every", required_argument, NULL, 'e' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "cancel", required_argument, NULL, 'x' },
-		{ "boottime", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t every = 0, count = 5, t0;
-	uint32_t clock = CLOCK_MONOTONIC;
-	unsigned char cancel_mask[256] = { 0 };
-	struct armed *tm;
-	int fd, c, n, i, left;
-	char a[32], b[32], d[32];
+/**
+ * struct armed - one timeout of arm, as it runs
+ * @id: from HWTIMER_IOC_ARM
+ * @seen: expiries read, overruns included
+ * @done: cancelled, or its last expiry read
+ */
+struct armed {
+	uint64_t id;
+	uint64_t seen;
+	bool done;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+static void arm_parse(int argc, char **argv, struct arm_args *a)
+{
+	uint64_t *cancel = calloc(argc, sizeof(*cancel));
+	bool count_given = false;
+	int c, i, ncancel = 0;
+
+	if (!cancel)
+		fail("out of memory");
+	*a = (struct arm_args){ .count = 5, .clock = CLOCK_MONOTONIC };
+	optind = 0;
+	while ((c = next_option(argc, argv, cur->opts)) != -1) {
 		switch (c) {
-		case 'e':
-			every = duration_arg("--every", optarg);
+		case OPT_EVERY:
+			a->every = duration_arg("--every", optarg);
+			if (!a->every)
+				usage_error("--every must be more than 0");
 			break;
-		case 'c':
-			count = count_arg("--count", optarg);
+		case OPT_COUNT:
+			a->count = number_arg("--count", optarg, 1, UINT64_MAX);
+			count_given = true;
 			break;
-		case 'x':
-			i = (int)count_arg("--cancel", optarg);
-			if (i < 1 || i > 255)
-				die(2, "--cancel %d: want 1..255", i);
-			cancel_mask[i] = 1;
+		case OPT_CANCEL:
+			cancel[ncancel++] = number_arg("--cancel", optarg, 1,
+						       UINT64_MAX);
 			break;
-		case 'b':
-			clock = CLOCK_BOOTTIME;
+		case OPT_BOOTTIME:
+			a->clock = CLOCK_BOOTTIME;
 			break;
-		case 'h':
-			arm_usage(stdout);
-			return 0;
-		default:
-			arm_usage(stderr);
-			return 2;
 		}
 	}
-	n = argc - optind;
-	if (!n && !every) {
-		arm_usage(stderr);
-		die(2, "arm: give at least one DURATION or --every");
+	a->n = argc - optind;
+	if (!a->n && !a->every)
+		usage_error("give at least one DURATION, or --every");
+	if (count_given && !a->every)
+		usage_error("--count counts the expiries of periodic timeouts: add --every");
+	if (!a->n)
+		a->n = 1;
+	a->after = calloc(a->n, sizeof(*a->after));
+	a->cancel = calloc(a->n, sizeof(*a->cancel));
+	if (!a->after || !a->cancel)
+		fail("out of memory");
+	for (i = 0; i < a->n; i++)
+		a->after[i] = optind + i < argc ?
+			duration_arg("DURATION", argv[optind + i]) : a->every;
+	for (i = 0; i < ncancel; i++) {
+		if (cancel[i] > (uint64_t)a->n)
+			usage_error("--cancel %" PRIu64 ": there %s only %d timeout%s to cancel",
+				    cancel[i], a->n == 1 ? "is" : "are", a->n,
+				    a->n == 1 ? "" : "s");
+		a->cancel[cancel[i] - 1] = true;
 	}
-	if (!n)
-		n = 1;
-	tm = calloc(n, sizeof(*tm));
-	if (!tm)
-		die(1, "out of memory");
-	for (i = 0; i < n; i++)
-		tm[i].after = optind + i < argc ?
-			duration_arg("duration", argv[optind + i]) : every;
+	free(cancel);
+}
 
-	fd = open_dev();
-	t0 = now_ns(clock);
-	for (i = 0; i < n; i++) {
+static void print_armed(int i, uint64_t id, uint64_t after, uint64_t every)
+{
+	char a[32], b[32];
+
+	if (json) {
+		js_begin(NULL, '{');
+		js_str("event", "armed");
+		js_u64("n", i + 1);
+		js_u64("id", id);
+		js_u64("after_ns", after);
+		js_u64("period_ns", every);
+		js_end('}');
+		return;
+	}
+	printf("armed    #%d  id %#" PRIx64 "  in %s%s%s\n", i + 1, id,
+	       fmt_ns(after, a, sizeof(a)), every ? ", every " : "",
+	       every ? fmt_ns(every, b, sizeof(b)) : "");
+}
+
+static void print_cancelled(int i, uint64_t id, uint32_t result)
+{
+	bool stopped = result == HWTIMER_RESULT_CANCELLED;
+
+	if (json) {
+		js_begin(NULL, '{');
+		js_str("event", "cancel");
+		js_u64("n", i + 1);
+		js_u64("id", id);
+		js_str("result", stopped ? "cancelled" : "fired");
+		js_end('}');
+		return;
+	}
+	printf("cancel   #%d  id %#" PRIx64 "  -> %s\n", i + 1, id,
+	       stopped ? "cancelled before firing" : "already fired");
+}
+
+/*
+ * One expiry of timeout @i, read at @rd; @t0 is the start. "at" is when
+ * it fired and "late" how long after its deadline, both from the kernel.
+ */
+static void print_fired(int i, const struct hwtimer_event *ev, uint64_t t0,
+			uint64_t rd)
+{
+	uint64_t late = ev->fire_ns - ev->deadline_ns;
+	char a[32], b[32], d[32];
+
+	if (json) {
+		js_begin(NULL, '{');
+		js_str("event", "fired");
+		js_u64("n", i + 1);
+		js_u64("id", ev->id);
+		js_u64("deadline_ns", ev->deadline_ns);
+		js_u64("fire_ns", ev->fire_ns);
+		js_u64("late_ns", late);
+		js_u64("delivered_ns", rd - ev->deadline_ns);
+		js_u64("overruns", ev->overruns);
+		js_u64("due_ns", ev->deadline_ns - t0);
+		js_u64("at_ns", ev->fire_ns - t0);
+		js_u64("read_ns", rd - t0);
+		js_end('}');
+		return;
+	}
+	printf("fired    #%d  at +%s  late %s  read +%s", i + 1,
+	       fmt_ns(ev->fire_ns - t0, a, sizeof(a)), fmt_ns(late, b, sizeof(b)),
+	       fmt_ns(rd - t0, d, sizeof(d)));
+	if (ev->overruns)
+		printf("  (+%" PRIu64 " overruns)", (uint64_t)ev->overruns);
+	putchar('\n');
+}
+
+/* Arm every timeout of @a on @fd; exits on failure. */
+static void arm_all(int fd, const struct arm_args *a, struct armed *tm)
+{
+	char b[32];
+	int i;
+
+	for (i = 0; i < a->n; i++) {
 		struct hwtimer_arm_req r = {
-			.cookie = i + 1, .deadline_ns = tm[i].after,
-			.period_ns = every, .clock = clock,
+			.cookie = i + 1, .deadline_ns = a->after[i],
+			.period_ns = a->every, .clock = a->clock,
 		};
 
-		if (ioctl(fd, HWTIMER_IOC_ARM, &r))
-			die(1, "arm %s: %s%s", fmt_ns(tm[i].after, a, sizeof(a)),
-			    strerror(errno), errno == EINVAL && every ?
-			    " (is the period at least one tick?)" : "");
+		if (ioctl(fd, HWTIMER_IOC_ARM, &r)) {
+			if (errno == ENOSPC || errno == EDQUOT) {
+				explain_arm_failure(fd, errno, i, a->n);
+				exit(EXIT_RUNTIME);
+			}
+			fail("arm #%d (in %s): %s%s", i + 1,
+			     fmt_ns(a->after[i], b, sizeof(b)), strerror(errno),
+			     errno == EINVAL && a->every ?
+			     " (is the period at least one tick?)" : "");
+		}
 		tm[i].id = r.id;
-		if (json)
-			printf("{\"event\": \"armed\", \"n\": %d, \"id\": %" PRIu64
-			       ", \"after_ns\": %" PRIu64 ", \"period_ns\": %" PRIu64
-			       "}\n", i + 1, (uint64_t)r.id, tm[i].after, every);
-		else
-			printf("armed    #%d  id %#" PRIx64 "  in %s%s%s\n", i + 1,
-			       (uint64_t)r.id, fmt_ns(tm[i].after, a, sizeof(a)),
-			       every ? ", every " : "",
-			       every ? fmt_ns(every, b, sizeof(b)) : "");
+		print_armed(i, r.id, a->after[i], a->every);
 	}
-	left = n;
-	for (i = 0; i < n && i < 255; i++) {
+}
+
+/* Cancel the timeouts asked for; return how many are left to wait for. */
+static int cancel_asked(int fd, const struct arm_args *a, struct armed *tm)
+{
+	int i, left = a->n;
+
+	for (i = 0; i < a->n; i++) {
 		struct hwtimer_cancel_req r = { .id = tm[i].id };
 
-		if (!cancel_mask[i + 1])
+		if (!a->cancel[i])
 			continue;
 		xioctl(fd, HWTIMER_IOC_CANCEL, &r, "HWTIMER_IOC_CANCEL");
-		if (json)
-			printf("{\"event\": \"cancel\", \"n\": %d, \"id\": %" PRIu64
-			       ", \"result\": \"%s\"}\n", i + 1, tm[i].id,
-			       r.result == HWTIMER_RESULT_CANCELLED ? "cancelled" :
-			       "fired");
-		else
-			printf("cancel   #%d  id %#" PRIx64 "  -> %s\n", i + 1, tm[i].id,
-			       r.result == HWTIMER_RESULT_CANCELLED ?
-			       "cancelled before firing" : "already fired");
+		print_cancelled(i, tm[i].id, r.result);
 		if (r.result == HWTIMER_RESULT_CANCELLED) {
-			tm[i].done = 1;
+			tm[i].done = true;
 			left--;
 		}
 	}
-	fflush(stdout);
+	return left;
+}
+
+/* Read and print expiries until @left timeouts are done. */
+static void wait_expiries(int fd, const struct arm_args *a, struct armed *tm,
+			  int left, uint64_t t0)
+{
+	struct hwtimer_event ev[64];
+	ssize_t got;
+	uint64_t rd;
+	int k, i;
 
 	while (left > 0) {
-		struct hwtimer_event ev[64];
-		ssize_t got = read(fd, ev, sizeof(ev));
-		uint64_t rd = now_ns(clock);
-
-		if (got < 0) {
-			if (errno == EINTR)
+		got = read(fd, ev, sizeof(ev));
+		rd = now_ns(a->clock);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			fail("read %s: %s", dev_path, strerror(errno));
+		if (!got)
+			fail("read %s: end of file", dev_path);
+		for (k = 0; k < (int)(got / sizeof(ev[0])); k++) {
+			i = (int)ev[k].cookie - 1;
+			if (i < 0 || i >= a->n || tm[i].done)
 				continue;
-			die(1, "read: %s", strerror(errno));
-		}
-		for (c = 0; c < (int)(got / sizeof(ev[0])); c++) {
-			i = (int)ev[c].cookie - 1;
-			if (i < 0 || i >= n || tm[i].done)
-				continue;
-			tm[i].seen += 1 + ev[c].overruns;
-			if (json)
-				printf("{\"event\": \"fired\", \"n\": %d, \"id\": %" PRIu64
-				       ", \"deadline_ns\": %" PRIu64 ", \"fire_ns\": %"
-				       PRIu64 ", \"late_ns\": %" PRIu64 ", \"delivered_ns\": %"
-				       PRIu64 ", \"overruns\": %" PRIu64 ", \"at_ns\": %"
-				       PRIu64 "}\n", i + 1, (uint64_t)ev[c].id,
-				       (uint64_t)ev[c].deadline_ns, (uint64_t)ev[c].fire_ns,
-				       (uint64_t)(ev[c].fire_ns - ev[c].deadline_ns),
-				       (uint64_t)(rd - ev[c].deadline_ns), (uint64_t)ev[c].overruns,
-				       (uint64_t)(ev[c].deadline_ns - t0));
-			else
-				printf("fired    #%d  at +%s  late %s  (read +%s)%s\n",
-				       i + 1, fmt_ns(ev[c].deadline_ns - t0, a, sizeof(a)),
-				       fmt_ns(ev[c].fire_ns - ev[c].deadline_ns, b, sizeof(b)),
-				       fmt_ns(rd - ev[c].deadline_ns, d, sizeof(d)),
-				       ev[c].overruns ? "  +overruns" : "");
-			if (!every || tm[i].seen >= count) {
+			tm[i].seen += 1 + ev[k].overruns;
+			print_fired(i, &ev[k], t0, rd);
+			if (!a->every || tm[i].seen >= a->count) {
 				struct hwtimer_cancel_req r = { .id = tm[i].id };
 
-				if (every)
+				if (a->every)
 					ioctl(fd, HWTIMER_IOC_CANCEL, &r);
-				tm[i].done = 1;
+				tm[i].done = true;
 				left--;
 			}
 		}
-		fflush(stdout);
 	}
+}
+
+static int cmd_arm(int argc, char **argv)
+{
+	struct arm_args a;
+	struct armed *tm;
+	uint64_t t0;
+	int fd;
+
+	arm_parse(argc, argv, &a);
+	tm = calloc(a.n, sizeof(*tm));
+	if (!tm)
+		fail("out of memory");
+	fd = open_dev(NULL);
+	t0 = now_ns(a.clock);
+	arm_all(fd, &a, tm);
+	wait_expiries(fd, &a, tm, cancel_asked(fd, &a, tm), t0);
 	close(fd);
 	free(tm);
+	free(a.after);
+	free(a.cancel);
 	return 0;
 }
 
 /* ---- batch ---- */
 
-static void batch_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: hwtimerctl [--json] batch N [options]\n\n"
-		"Arm N one-shot timeouts with HWTIMER_IOC_BATCH, wait for all of them,\n"
-		"and report how fast they went in (arms per second) and came out\n"
-		"(events read per second), with their lateness.\n\n"
-		"options:\n"
-		"  --at D        first deadline, from the start (default 100ms)\n"
-		"  --spread D    deadlines spread evenly over D after --at (default 100ms)\n"
-		"  --chunk K     ops per BATCH call (default 4096, at most %u)\n",
-		HWTIMER_BATCH_MAX);
-}
+/**
+ * struct batch_args - what batch was asked to do
+ * @n: one-shot timeouts
+ * @at: first deadline, from the start
+ * @spread: deadlines spread evenly over this after @at
+ * @chunk: ops per HWTIMER_IOC_BATCH call
+ */
+struct batch_args {
+	uint64_t n;
+	uint64_t at;
+	uint64_t spread;
+	uint64_t chunk;
+};
 
-static int cmd_batch(int argc, char **argv)
+/**
+ * struct batch_result - what batch measured
+ * @t0: start (CLOCK_MONOTONIC)
+ * @armed: when the last arm returned
+ * @drained: when the last event was read
+ * @max_late: largest lateness of an event
+ * @sum_late: sum of the events' lateness
+ */
+struct batch_result {
+	uint64_t t0;
+	uint64_t armed;
+	uint64_t drained;
+	uint64_t max_late;
+	double sum_late;
+};
+
+static void batch_parse(int argc, char **argv, struct batch_args *a)
 {
-	static const struct option opts[] = {
-		{ "at", required_argument, NULL, 'a' },
-		{ "spread", required_argument, NULL, 's' },
-		{ "chunk", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	uint64_t end;
+	int c;
+
+	*a = (struct batch_args){
+		.at = 100000000ULL, .spread = 100000000ULL, .chunk = 4096,
 	};
-	uint64_t at = 100000000ULL, spread = 100000000ULL, chunk = 4096;
-	uint64_t n, i, t0, t1, t2, base, got = 0, late, max_late = 0;
-	double sum_late = 0;
-	struct hwtimer_batch_op *ops;
-	struct hwtimer_event *ev;
-	int fd, c;
-	char a[32], b[32];
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	optind = 0;
+	while ((c = next_option(argc, argv, cur->opts)) != -1) {
 		switch (c) {
-		case 'a':
-			at = duration_arg("--at", optarg);
+		case OPT_AT:
+			a->at = duration_arg("--at", optarg);
 			break;
-		case 's':
-			spread = duration_arg("--spread", optarg);
+		case OPT_SPREAD:
+			a->spread = duration_arg("--spread", optarg);
 			break;
-		case 'k':
-			chunk = count_arg("--chunk", optarg);
-			if (!chunk || chunk > HWTIMER_BATCH_MAX)
-				die(2, "--chunk: want 1..%u", HWTIMER_BATCH_MAX);
+		case OPT_CHUNK:
+			a->chunk = number_arg("--chunk", optarg, 1,
+					      HWTIMER_BATCH_MAX);
 			break;
-		case 'h':
-			batch_usage(stdout);
-			return 0;
-		default:
-			batch_usage(stderr);
-			return 2;
 		}
 	}
-	if (argc - optind != 1) {
-		batch_usage(stderr);
-		die(2, "batch: give the number of timeouts N");
+	if (optind == argc)
+		usage_error("give the number of timeouts N");
+	if (argc - optind > 1)
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+	a->n = number_arg("N", argv[optind], 1, UINT32_MAX);
+	if (__builtin_add_overflow(a->at, a->spread, &end) ||
+	    __builtin_add_overflow(end, now_ns(CLOCK_MONOTONIC), &end))
+		usage_error("--at plus --spread is too long");
+}
+
+/* Deadline of timeout @i of @a when the first is due at @base. */
+static uint64_t batch_deadline(const struct batch_args *a, uint64_t base,
+			       uint64_t i)
+{
+	uint64_t q, r;
+
+	if (a->n < 2)
+		return base;
+	/* spread * i / (n - 1) without overflow: i < n < 2^32. */
+	q = a->spread / (a->n - 1);
+	r = a->spread % (a->n - 1);
+	return base + q * i + r * i / (a->n - 1);
+}
+
+/* One BATCH call of @m ops, again on EINTR for the ops it did not run. */
+static void batch_call(int fd, struct hwtimer_batch_op *ops, uint32_t m)
+{
+	uint32_t done = 0;
+
+	while (done < m) {
+		struct hwtimer_batch req = {
+			.ops = (uint64_t)(uintptr_t)(ops + done),
+			.count = m - done,
+		};
+
+		if (ioctl(fd, HWTIMER_IOC_BATCH, &req)) {
+			if (errno != EINTR)
+				fail("HWTIMER_IOC_BATCH: %s", strerror(errno));
+		}
+		done += req.done;
 	}
-	n = count_arg("N", argv[optind]);
-	if (!n)
-		die(2, "batch: N must be at least 1");
-	ops = calloc(chunk, sizeof(*ops));
-	ev = calloc(4096, sizeof(*ev));
-	if (!ops || !ev)
-		die(1, "out of memory");
+}
 
-	fd = open_dev();
-	t0 = now_ns(CLOCK_MONOTONIC);
-	base = t0 + at;
-	for (i = 0; i < n; i += chunk) {
-		struct hwtimer_batch req = { 0 };
-		uint64_t k, m = n - i < chunk ? n - i : chunk;
+/*
+ * Arm the timeouts of @a, @a->chunk per call, stopping after the first
+ * call in which one failed: the cap or error is explained, exit 1.
+ */
+static void batch_arm(int fd, const struct batch_args *a, uint64_t base,
+		      struct hwtimer_batch_op *ops)
+{
+	uint64_t i, k, m, ok, bad;
 
+	for (i = 0; i < a->n; i += m) {
+		m = a->n - i < a->chunk ? a->n - i : a->chunk;
 		memset(ops, 0, m * sizeof(*ops));
 		for (k = 0; k < m; k++) {
 			ops[k].op = HWTIMER_OP_ARM;
 			ops[k].cookie = i + k;
-			ops[k].deadline_ns = base + (n > 1 ? spread * (i + k) / (n - 1) : 0);
+			ops[k].deadline_ns = batch_deadline(a, base, i + k);
 			ops[k].clock = CLOCK_MONOTONIC;
 			ops[k].flags = HWTIMER_ARM_ABS;
 		}
-		req.ops = (uint64_t)(uintptr_t)ops;
-		req.count = (uint32_t)m;
-		xioctl(fd, HWTIMER_IOC_BATCH, &req, "HWTIMER_IOC_BATCH");
-		if (req.failed) {
-			for (k = 0; k < m && !ops[k].status; k++)
-				;
-			die(1, "batch: %u of %" PRIu64 " arms failed, first: %s%s",
-			    req.failed, m, strerror(-ops[k].status),
-			    ops[k].status == -ENOSPC ?
-			    " (per-open cap: see hwtimerctl info)" : "");
+		batch_call(fd, ops, (uint32_t)m);
+		for (k = 0, ok = i, bad = m; k < m; k++) {
+			if (!ops[k].status)
+				ok++;
+			else if (bad == m)
+				bad = k;
+		}
+		if (bad < m) {
+			explain_arm_failure(fd, -ops[bad].status, ok, a->n);
+			exit(EXIT_RUNTIME);
 		}
 	}
-	t1 = now_ns(CLOCK_MONOTONIC);
-	while (got < n) {
-		ssize_t r = read(fd, ev, 4096 * sizeof(*ev));
+}
 
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			die(1, "read: %s", strerror(errno));
-		}
-		for (i = 0; i < (uint64_t)r / sizeof(*ev); i++) {
-			late = ev[i].fire_ns - ev[i].deadline_ns;
-			if (late > max_late)
-				max_late = late;
-			sum_late += late;
+/* Read the @n events back, gathering their lateness into @res. */
+static void batch_drain(int fd, uint64_t n, struct batch_result *res)
+{
+	const size_t cap = 4096;
+	struct hwtimer_event *ev = calloc(cap, sizeof(*ev));
+	uint64_t got = 0, late, k;
+	ssize_t r;
+
+	if (!ev)
+		fail("out of memory");
+	while (got < n) {
+		r = read(fd, ev, cap * sizeof(*ev));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			fail("read %s: %s", dev_path, strerror(errno));
+		if (!r)
+			fail("read %s: end of file", dev_path);
+		for (k = 0; k < (uint64_t)r / sizeof(*ev); k++) {
+			late = ev[k].fire_ns - ev[k].deadline_ns;
+			if (late > res->max_late)
+				res->max_late = late;
+			res->sum_late += late;
 		}
 		got += r / sizeof(*ev);
 	}
-	t2 = now_ns(CLOCK_MONOTONIC);
+	free(ev);
+}
+
+static void print_batch(const struct batch_args *a,
+			const struct batch_result *res)
+{
+	uint64_t base = res->t0 + a->at;
 	/* Events come out no faster than the deadlines allow. */
+	uint64_t from = base > res->armed ? base : res->armed;
+	uint64_t arm_ns = res->armed - res->t0, drain_ns = res->drained - from;
+	double arm_rate = a->n * 1e9 / (double)(arm_ns ?: 1);
+	double ev_rate = a->n * 1e9 / (double)(drain_ns ?: 1);
+	char x[32], y[32];
+
 	if (json) {
-		printf("{\"n\": %" PRIu64 ", \"chunk\": %" PRIu64 ", \"arm_ns\": %"
-		       PRIu64 ", \"arm_per_sec\": %.0f, \"drain_ns\": %" PRIu64
-		       ", \"events_per_sec\": %.0f, \"max_late_ns\": %" PRIu64
-		       ", \"avg_late_ns\": %.0f}\n", n, chunk, t1 - t0,
-		       n * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1),
-		       t2 - (base > t1 ? base : t1),
-		       n * 1e9 / (double)(t2 - (base > t1 ? base : t1) ?: 1),
-		       max_late, sum_late / n);
-	} else {
-		printf("batch: armed %" PRIu64 " timeouts in %s, %" PRIu64
-		       " ops per BATCH call: %.0f arms/s\n", n,
-		       fmt_ns(t1 - t0, a, sizeof(a)), chunk,
-		       n * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1));
-		printf("batch: deadlines over %s from +%s;",
-		       fmt_ns(spread, a, sizeof(a)), fmt_ns(at, b, sizeof(b)));
-		printf(" all %" PRIu64 " read %s after the first was due\n", n,
-		       fmt_ns(t2 - (base > t1 ? base : t1), a, sizeof(a)));
-		if (t1 > base)
-			printf("batch: note: arming outlasted --at by %s, so those deadlines\n"
-			       "       had passed when armed; use a larger --at\n",
-			       fmt_ns(t1 - base, a, sizeof(a)));
-		printf("batch: %.0f events/s read; lateness max %s, mean %s\n",
-		       n * 1e9 / (double)(t2 - (base > t1 ? base : t1) ?: 1),
-		       fmt_ns(max_late, a, sizeof(a)),
-		       fmt_ns((uint64_t)(sum_late / n), b, sizeof(b)));
+		js_begin(NULL, '{');
+		js_u64("n", a->n);
+		js_u64("chunk", a->chunk);
+		js_u64("arm_ns", arm_ns);
+		js_real("arm_per_sec", arm_rate);
+		js_u64("drain_ns", drain_ns);
+		js_real("events_per_sec", ev_rate);
+		js_u64("max_late_ns", res->max_late);
+		js_real("avg_late_ns", res->sum_late / a->n);
+		js_end('}');
+		return;
 	}
+	printf("batch: armed %" PRIu64 " timeouts in %s, %" PRIu64
+	       " ops per BATCH call: %.0f arms/s\n", a->n,
+	       fmt_ns(arm_ns, x, sizeof(x)), a->chunk, arm_rate);
+	printf("batch: deadlines over %s from +%s; all %" PRIu64
+	       " read %s after the first was due\n", fmt_ns(a->spread, x, sizeof(x)),
+	       fmt_ns(a->at, y, sizeof(y)), a->n, fmt_ns(drain_ns, x, sizeof(x)));
+	if (res->armed > base)
+		printf("batch: note: arming outlasted --at by %s, so those deadlines\n"
+		       "       had passed when armed; use a larger --at\n",
+		       fmt_ns(res->armed - base, x, sizeof(x)));
+	printf("batch: %.0f events/s read; lateness max %s, mean %s\n", ev_rate,
+	       fmt_ns(res->max_late, x, sizeof(x)),
+	       fmt_ns((uint64_t)(res->sum_late / a->n), y, sizeof(y)));
+}
+
+static int cmd_batch(int argc, char **argv)
+{
+	struct batch_result res = { 0 };
+	struct hwtimer_batch_op *ops;
+	struct batch_args a;
+	int fd;
+
+	batch_parse(argc, argv, &a);
+	ops = calloc(a.chunk, sizeof(*ops));
+	if (!ops)
+		fail("out of memory");
+	fd = open_dev(NULL);
+	res.t0 = now_ns(CLOCK_MONOTONIC);
+	batch_arm(fd, &a, res.t0 + a.at, ops);
+	res.armed = now_ns(CLOCK_MONOTONIC);
+	batch_drain(fd, a.n, &res);
+	res.drained = now_ns(CLOCK_MONOTONIC);
+	print_batch(&a, &res);
 	close(fd);
 	free(ops);
-	free(ev);
 	return 0;
 }
 
 /* ---- watch ---- */
 
-static void watch_usage(FILE *f)
+/**
+ * struct watch_args - what watch was asked to do
+ * @interval: between samples
+ * @count: samples, 0 until interrupted
+ * @clock: the wheel: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ */
+struct watch_args {
+	uint64_t interval;
+	uint64_t count;
+	uint32_t clock;
+};
+
+static void watch_parse(int argc, char **argv, struct watch_args *a)
 {
-	fprintf(f,
-		"usage: hwtimerctl [--json] watch [options]\n\n"
-		"Print the default wheel's counters, rates and lateness histogram\n"
-		"every interval until interrupted.\n\n"
-		"options:\n"
-		"  --interval D  time between samples (default 1s)\n"
-		"  --count N     stop after N samples\n"
-		"  --once        one sample, no rates (same as --count 1)\n"
-		"  --boottime    the CLOCK_BOOTTIME wheel instead\n");
+	int c;
+
+	*a = (struct watch_args){
+		.interval = NSEC_PER_SEC, .clock = CLOCK_MONOTONIC,
+	};
+	optind = 0;
+	while ((c = next_option(argc, argv, cur->opts)) != -1) {
+		switch (c) {
+		case OPT_INTERVAL:
+			a->interval = duration_arg("--interval", optarg);
+			if (!a->interval)
+				usage_error("--interval must be more than 0");
+			break;
+		case OPT_COUNT:
+			a->count = number_arg("--count", optarg, 0, UINT64_MAX);
+			if (!a->count)
+				usage_error("--count 0: must be at least 1 (leave --count out to sample until interrupted)");
+			break;
+		case OPT_ONCE:
+			a->count = 1;
+			break;
+		case OPT_BOOTTIME:
+			a->clock = CLOCK_BOOTTIME;
+			break;
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+}
+
+/*
+ * Sample @k (from 0) taken at @t; @prev, taken at @tprev, gives the rates
+ * from the second sample on.
+ */
+static void print_sample(const struct watch_args *a, uint64_t k, uint64_t t,
+			 const struct hwtimer_stats_req *st,
+			 const struct hwtimer_stats_req *prev, uint64_t tprev)
+{
+	double fired = k ? (st->fired - prev->fired) * 1e9 / (t - tprev) : 0;
+	double armed = k ? (st->armed - prev->armed) * 1e9 / (t - tprev) : 0;
+	char b[32];
+
+	if (json) {
+		js_begin(NULL, '{');
+		js_u64("sample", k);
+		js_u64("t_ns", t);
+		print_wheel("wheel", NULL, st);
+		if (k) {
+			js_real("fired_per_sec", fired);
+			js_real("armed_per_sec", armed);
+		}
+		js_end('}');
+		return;
+	}
+	printf("%s wheel: pending %" PRIu64 "  armed %" PRIu64 "  fired %" PRIu64
+	       "  cancelled %" PRIu64 "  rejected %" PRIu64 "  max late %s\n",
+	       a->clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
+	       (uint64_t)st->pending, (uint64_t)st->armed, (uint64_t)st->fired,
+	       (uint64_t)st->cancelled, (uint64_t)st->rejected,
+	       fmt_ns(st->max_lateness_ns, b, sizeof(b)));
+	if (k)
+		printf("  rates: %.1f fired/s, %.1f armed/s\n", fired, armed);
+	print_hist(st->lateness, "  ");
 }
 
 static int cmd_watch(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "once", no_argument, NULL, '1' },
-		{ "boottime", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t interval = NSEC_PER_SEC, count = 0, k, t, tprev = 0;
-	struct hwtimer_stats_req st, prev;
-	uint32_t clock = CLOCK_MONOTONIC;
-	int fd, c, i;
-	char a[32];
+	struct hwtimer_stats_req st, prev = { 0 };
+	struct watch_args a;
+	struct timespec ts;
+	uint64_t k, t, tprev = 0;
+	int fd;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			interval = duration_arg("--interval", optarg);
-			if (!interval)
-				die(2, "--interval must be more than 0");
-			break;
-		case 'c':
-			count = count_arg("--count", optarg);
-			break;
-		case '1':
-			count = 1;
-			break;
-		case 'b':
-			clock = CLOCK_BOOTTIME;
-			break;
-		case 'h':
-			watch_usage(stdout);
-			return 0;
-		default:
-			watch_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc)
-		die(2, "watch: unexpected argument '%s' (see hwtimerctl watch --help)",
-		    argv[optind]);
-	fd = open_dev();
-	memset(&prev, 0, sizeof(prev));
-	for (k = 0; !count || k < count; k++) {
-		struct timespec ts = { interval / NSEC_PER_SEC, interval % NSEC_PER_SEC };
-
+	watch_parse(argc, argv, &a);
+	ts.tv_sec = a.interval / NSEC_PER_SEC;
+	ts.tv_nsec = a.interval % NSEC_PER_SEC;
+	fd = open_dev(NULL);
+	for (k = 0; !a.count || k < a.count; k++) {
 		if (k)
 			nanosleep(&ts, NULL);
-		get_stats(fd, clock, &st);
+		get_stats(fd, a.clock, &st);
 		t = now_ns(CLOCK_MONOTONIC);
-		if (json) {
-			printf("{\"sample\": %" PRIu64 ", \"t_ns\": %" PRIu64 ", ", k, t);
-			print_wheel_stats("wheel", &st);
-			if (k)
-				printf(", \"fired_per_sec\": %.1f, \"armed_per_sec\": %.1f",
-				       (st.fired - prev.fired) * 1e9 / (t - tprev),
-				       (st.armed - prev.armed) * 1e9 / (t - tprev));
-			printf("}\n");
-		} else {
-			printf("%s wheel: pending %" PRIu64 "  armed %" PRIu64
-			       "  fired %" PRIu64 "  cancelled %" PRIu64 "  rejected %"
-			       PRIu64 "  max late %s\n",
-			       clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
-			       (uint64_t)st.pending, (uint64_t)st.armed,
-			       (uint64_t)st.fired, (uint64_t)st.cancelled,
-			       (uint64_t)st.rejected,
-			       fmt_ns(st.max_lateness_ns, a, sizeof(a)));
-			if (k)
-				printf("  rates: %.1f fired/s, %.1f armed/s\n",
-				       (st.fired - prev.fired) * 1e9 / (t - tprev),
-				       (st.armed - prev.armed) * 1e9 / (t - tprev));
-			print_hist(st.lateness, "  ");
-		}
-		fflush(stdout);
+		print_sample(&a, k, t, &st, &prev, tprev);
 		prev = st;
 		tprev = t;
-		(void)i;
 	}
 	close(fd);
 	return 0;
 }
 
-static void top_help(FILE *f)
+/* ---- help, version ---- */
+
+static int cmd_help(int argc, char **argv);
+
+static const struct option info_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option arm_opts[] = {
+	{ "every", required_argument, NULL, OPT_EVERY },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "cancel", required_argument, NULL, OPT_CANCEL },
+	{ "boottime", no_argument, NULL, OPT_BOOTTIME },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option batch_opts[] = {
+	{ "at", required_argument, NULL, OPT_AT },
+	{ "spread", required_argument, NULL, OPT_SPREAD },
+	{ "chunk", required_argument, NULL, OPT_CHUNK },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option watch_opts[] = {
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "boottime", no_argument, NULL, OPT_BOOTTIME },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option help_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct command commands[] = {
+	{
+		.name = "info",
+		.args = "",
+		.summary = "API handshake, features, parameters, stats",
+		.help =
+"Shake hands with the device and print the module version, API, features,\n"
+"ioctls, module parameters and the counters and lateness histogram of\n"
+"both wheels.\n",
+		.options = "",
+		.opts = info_opts,
+		.run = cmd_info,
+	}, {
+		.name = "arm",
+		.args = " [--every D] [--count N] [--cancel I]... [--boottime] DURATION...",
+		.summary = "arm timeouts and print each expiry and lateness",
+		.help =
+"Arm one timeout per DURATION on one context, wait, and print each expiry:\n"
+"when it fired (\"at\", from the start), how late that was after its\n"
+"deadline (\"late\", both from the kernel), and when this process read it\n"
+"(\"read\", from the start).\n",
+		.options =
+"  --every D      periodic with period D; DURATION is the first expiry\n"
+"                 (without DURATION the first expiry is after D)\n"
+"  --count N      with --every: stop each after N expiries (N >= 1,\n"
+"                 default 5)\n"
+"  --cancel I     cancel the I-th timeout (1-based) right after arming;\n"
+"                 may be repeated\n"
+"  --boottime     CLOCK_BOOTTIME instead of CLOCK_MONOTONIC\n",
+		.opts = arm_opts,
+		.run = cmd_arm,
+	}, {
+		.name = "batch",
+		.args = " [--at D] [--spread D] [--chunk K] N",
+		.summary = "arm N timeouts with HWTIMER_IOC_BATCH, report rates",
+		.help =
+"Arm N one-shot timeouts with HWTIMER_IOC_BATCH, wait for all of them, and\n"
+"report how fast they went in (arms per second) and came out (events read\n"
+"per second), with their lateness. When a cap stops the arms (ENOSPC:\n"
+"ctx_max_pending or the wheel's max_pending; EDQUOT: max_user_timeouts),\n"
+"it says how many were armed, which cap, its value and how to raise it,\n"
+"and exits 1.\n",
+		.options =
+"  --at D         first deadline, from the start (default 100ms)\n"
+"  --spread D     deadlines spread evenly over D after --at (default 100ms)\n"
+"  --chunk K      ops per BATCH call (1 to " XSTR(HWTIMER_BATCH_MAX)
+", default 4096)\n",
+		.opts = batch_opts,
+		.run = cmd_batch,
+	}, {
+		.name = "watch",
+		.args = " [--interval D] [--count N | --once] [--boottime]",
+		.summary = "live wheel counters and lateness histogram",
+		.help =
+"Print a wheel's counters, rates and lateness histogram every interval,\n"
+"until interrupted or N samples were printed.\n",
+		.options =
+"  --interval D   time between samples (default 1s)\n"
+"  --count N      stop after N samples (N >= 1; leave it out to run\n"
+"                 until interrupted)\n"
+"  --once         one sample, no rates (same as --count 1)\n"
+"  --boottime     the CLOCK_BOOTTIME wheel instead of CLOCK_MONOTONIC\n",
+		.opts = watch_opts,
+		.run = cmd_watch,
+	}, {
+		.name = "help",
+		.args = " [COMMAND]",
+		.summary = "this list, or what COMMAND does and takes",
+		.help = "Describe hwtimerctl, or COMMAND and its options.\n",
+		.options = NULL,
+		.opts = help_opts,
+		.run = cmd_help,
+	},
+};
+
+static const char common_help[] =
+"  --json         print JSON, one object per line, instead of text\n"
+"  --device PATH  the device to use (default /dev/hwtimer)\n"
+"  -h, --help     print this help\n";
+
+static const char durations_help[] =
+"Durations are a decimal number and a unit: 10us, 250ms, 1.5s, 2m\n"
+"(units ns us ms s m min h); counts are whole numbers, digits only.\n";
+
+/*
+ * Usage of command @c, or of hwtimerctl when NULL: the synopsis alone on
+ * stderr (after an error), everything on stdout (asked for).
+ */
+static void print_usage(FILE *f, const struct command *c)
 {
-	fprintf(f,
-		"usage: hwtimerctl [--json] [--device PATH] COMMAND [ARGS]\n\n"
-		"commands:\n"
-		"  info                 API handshake, features, parameters, stats\n"
-		"  arm DURATION...      arm timeouts and print each expiry and lateness\n"
-		"  batch N              arm N timeouts with HWTIMER_IOC_BATCH, report rates\n"
-		"  watch                live wheel counters and lateness histogram\n\n"
-		"'hwtimerctl COMMAND --help' describes each command.\n"
-		"--json prints JSON (one object per line) instead of text.\n");
+	size_t i;
+
+	if (c) {
+		fprintf(f, "usage: hwtimerctl %s%s%s\n",
+			c->opts == help_opts ? "" : "[--json] [--device PATH] ",
+			c->name, c->args);
+		if (f == stderr) {
+			fprintf(f, "Try 'hwtimerctl help %s' for more.\n", c->name);
+			return;
+		}
+		fprintf(f, "\n%s", c->help);
+		if (c->options)
+			fprintf(f, "\noptions:\n%s%s\n%s", c->options, common_help,
+				durations_help);
+		return;
+	}
+	fprintf(f, "usage: hwtimerctl [--json] [--device PATH] COMMAND [ARGS]\n"
+		"       hwtimerctl -V | --version\n\ncommands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-20s %s\n", commands[i].name, commands[i].summary);
+	if (f == stderr) {
+		fprintf(f, "Try 'hwtimerctl help' for more.\n");
+		return;
+	}
+	fprintf(f, "\noptions (also accepted after the command):\n%s", common_help);
+	fprintf(f, "  -V, --version  print the versions of hwtimerctl and the module\n");
+	fprintf(f, "\n%s", durations_help);
+	fprintf(f, "'hwtimerctl help COMMAND' describes each command.\n");
+	fprintf(f, "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c = NULL;
+
+	optind = 0;
+	while (next_option(argc, argv, cur->opts) != -1)
+		;
+	if (argc - optind > 1)
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc) {
+		c = find_command(argv[optind]);
+		if (!c)
+			usage_error("unknown command '%s'", argv[optind]);
+	}
+	print_usage(stdout, c);
+	return 0;
+}
+
+/*
+ * hwtimerctl's version; the module's from sysfs and its ABI from the
+ * handshake when they can be had. Always exit 0.
+ */
+static int print_version(void)
+{
+	char mod[64];
+	bool have_mod = read_sysfs(SYSFS_MODULE "/version", mod, sizeof(mod));
+	bool opened;
+	int fd = try_open_dev(NULL, &opened);
+
+	if (fd >= 0)
+		close(fd);
+	if (json) {
+		js_begin(NULL, '{');
+		js_str("hwtimerctl", CTL_VERSION);
+		js_u64("api", HWTIMER_API);
+		if (have_mod)
+			js_str("module", mod);
+		if (fd >= 0)
+			js_u64("module_api", HWTIMER_API);
+		js_end('}');
+		return 0;
+	}
+	printf("hwtimerctl %s (ABI %d)\n", CTL_VERSION, HWTIMER_API);
+	if (fd >= 0)
+		printf("hwtimer module %s (ABI %d, %s)\n",
+		       have_mod ? mod : "unknown", HWTIMER_API, dev_path);
+	else if (have_mod && !opened)
+		printf("hwtimer module %s (cannot open %s: %s)\n", mod, dev_path,
+		       strerror(-fd));
+	else if (have_mod)
+		printf("hwtimer module %s (%s: HWTIMER_IOC_API: %s%s)\n", mod,
+		       dev_path, strerror(-fd), open_hint(-fd, opened));
+	return 0;
+}
+
+/* Global options, before the command; returns the command's index. */
+static int parse_global(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool version = false;
+	int c;
+
+	for (;;) {
+		c = getopt_long(argc, argv, "+:hV", opts, NULL);
+		if (c == -1)
+			break;
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_DEVICE:
+			if (!*optarg)
+				usage_error("--device: empty path");
+			dev_path = optarg;
+			break;
+		case 'V':
+			version = true;
+			break;
+		case 'h':
+			print_usage(stdout, NULL);
+			exit(0);
+		default:
+			option_error(c, argv, opts);
+		}
+	}
+	if (version)
+		exit(print_version());
+	return optind;
 }
 
 int main(int argc, char **argv)
 {
-	int i = 1;
+	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-			dev_path = argv[++i];
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			top_help(stdout);
-			exit(0);
-		} else {
-			top_help(stderr);
-			die(2, "unknown option '%s'", argv[i]);
-		}
-	}
+	opterr = 0;
+	i = parse_global(argc, argv);
 	if (i >= argc) {
-		top_help(stderr);
-		return 2;
+		note("no command given");
+		print_usage(stderr, NULL);
+		return EXIT_USAGE;
 	}
-	/* --json is also accepted after the command. */
-	for (int k = i + 1; k < argc; k++) {
-		if (!strcmp(argv[k], "--json")) {
-			json = 1;
-			memmove(&argv[k], &argv[k + 1], (argc - k) * sizeof(*argv));
-			argc--;
-			k--;
-		}
+	cur = find_command(argv[i]);
+	if (!cur) {
+		note("unknown command '%s'", argv[i]);
+		print_usage(stderr, NULL);
+		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[i], "info"))
-		return cmd_info(argc - i, argv + i);
-	if (!strcmp(argv[i], "arm"))
-		return cmd_arm(argc - i, argv + i);
-	if (!strcmp(argv[i], "batch"))
-		return cmd_batch(argc - i, argv + i);
-	if (!strcmp(argv[i], "watch"))
-		return cmd_watch(argc - i, argv + i);
-	top_help(stderr);
-	die(2, "unknown command '%s'", argv[i]);
-	return 2;
+	return cur->run(argc - i, argv + i);
 }
