@@ -11,7 +11,8 @@
 # which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
 # hwtimer_wheel.h, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
 # everything else under PREFIX. Kernel paths do not follow PREFIX: kmod
-# looks only in /lib/modules, and kbuild users in /usr/src.
+# looks only in /lib/modules, and kbuild users in /usr/src. A man page's
+# footer ("hwtimer" in .TH) gets the release when installed.
 
 # The release, read from the uapi header, where it is written once.
 HWTIMER_UAPI_H := $(CURDIR)/include/uapi/linux/hwtimer.h
@@ -69,8 +70,10 @@ install: modules hwtimerctl krelease-check
 	install -D -m 0644 include/uapi/linux/hwtimer.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/hwtimer.h
 	@set -e; for m in $(MAN_PAGES); do \
-		echo "install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}"; \
-		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
+		d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; \
+		echo "install -D -m 0644 $$m $$d"; \
+		install -D -m 0644 $$m $$d; \
+		sed -i '/^\.TH /s/"hwtimer"/"hwtimer $(HWTIMER_VERSION)"/' $$d; \
 	done
 	install -D -m 0644 $(UDEV_RULES) \
 		$(DESTDIR)$(UDEVRULESDIR)/$(notdir $(UDEV_RULES))
