@@ -1,0 +1,396 @@
+# shellcheck shell=bash
+# Sourced by tools/vm/check.sh before the VMs boot, in its scope (CHECK,
+# TOP, RESULTS, say, fail_step). Checks that hwtimer installs like a
+# package, on the host and loading nothing, for every kernel with headers
+# in /lib/modules/*/build:
+#  - make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1 lays out the
+#    module (version, vermagic, depmod's index, /dev/hwtimer in
+#    modules.devname), hwtimerctl, the uapi header, the man pages, the udev
+#    rule, the modules-load.d file, and the kernel-side development files;
+#    no other module (sample, KUnit) is installed;
+#  - a copy of samples/hwtimer_sample.c, in a directory outside the
+#    repository, builds against those installed files alone
+#    (KBUILD_EXTRA_SYMBOLS), with nothing undefined;
+#  - make dkms-source, then dkms build in a private DKMS tree, which must
+#    succeed for a supported kernel and be refused (exit 77, counted as a
+#    skip) for any other; the same consumer builds against the DKMS build;
+#  - make uninstall and make uninstall-dkms leave no file behind, and the
+#    host's DKMS tree, /usr/src and /lib/modules are left alone.
+# One check is one line of build/check/install/install.tap, counted as
+# "install". Never fails the sourcing script.
+
+# Kernels hwtimer supports (docs/install.md): dkms build must not refuse
+# these. dkms.conf.in's BUILD_EXCLUSIVE_KERNEL is the same set.
+INSTALL_SUPPORTED='^(6\.1\.0-[0-9]+-amd64|6\.12\.[0-9]+\+deb12-(rt-)?amd64)$'
+
+# install_result ok|fail|skip WHAT [WHY]: one TAP line, echoed.
+install_result() {
+	install_n=$((install_n + 1))
+	case $1 in
+	ok) echo "ok $install_n $2" ;;
+	skip) echo "ok $install_n $2 # SKIP $3" ;;
+	*) echo "not ok $install_n $2${3:+: $3}" ;;
+	esac >>"$install_tap"
+	tail -1 "$install_tap" | sed 's/^/    /'
+}
+
+# install_copy_tree DIR: the work tree without build products, as
+# check.sh's module builds copy it.
+install_copy_tree() {
+	mkdir -p "$1"
+	rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' \
+		--exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude=Module.symvers \
+		--exclude=modules.order "$TOP/" "$1/"
+}
+
+# install_layout K REL: make install's files for kernel release REL.
+install_layout() {
+	local k=$1 rel=$2 d=$install_dest missing="" f m
+	local -a want=(
+		"lib/modules/$rel/updates/hwtimer.ko"
+		"usr/src/hwtimer-$install_ver/$rel/Module.symvers"
+		"usr/src/hwtimer-$install_ver/include/hwtimer.h"
+		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel.h"
+		usr/bin/hwtimerctl
+		usr/include/linux/hwtimer.h
+		usr/lib/udev/rules.d/60-hwtimer.rules
+		usr/lib/modules-load.d/hwtimer.conf
+	)
+	for m in "$TOP"/man/*.[1-9]; do
+		[ -f "$m" ] && want+=("usr/share/man/man${m##*.}/${m##*/}")
+	done
+	for f in "${want[@]}"; do
+		[ -f "$d/$f" ] || missing="$missing $f"
+	done
+	if [ -n "$missing" ]; then
+		install_result fail "$k: installed files" "missing$missing"
+	else
+		install_result ok "$k: installed files (${#want[@]}; man pages:${install_mans:- none})"
+	fi
+}
+
+# install_module_checks K REL: the installed module and depmod's index.
+install_module_checks() {
+	local k=$1 rel=$2 d=$install_dest ko v magic others syms
+	ko=$d/lib/modules/$rel/updates/hwtimer.ko
+	v=$(modinfo -F version "$ko" 2>/dev/null || true)
+	magic=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1 || true)
+	if [ "$v" = "$install_ver" ] && [ "$magic" = "$rel" ]; then
+		install_result ok "$k: modinfo: version $v, vermagic $magic"
+	else
+		install_result fail "$k: modinfo" \
+			"version '$v' (want $install_ver), vermagic '$magic' (want $rel)"
+	fi
+	# Earlier kernels' installs share DESTDIR: their hwtimer.ko is fine.
+	others=$(cd "$d" && find . -name '*.ko*' | sed 's,^\./,,' |
+		grep -v '^lib/modules/[^/]*/updates/hwtimer\.ko$' | tr '\n' ' ')
+	if [ -z "$others" ]; then
+		install_result ok "$k: hwtimer.ko is the only module installed (no sample, no KUnit)"
+	else
+		install_result fail "$k: only hwtimer.ko installed" "also $others"
+	fi
+	if grep -q "^updates/hwtimer.ko:" "$d/lib/modules/$rel/modules.dep" 2>/dev/null; then
+		install_result ok "$k: depmod -b DESTDIR lists updates/hwtimer.ko"
+	else
+		install_result fail "$k: depmod index" "modules.dep does not list updates/hwtimer.ko"
+	fi
+	if ! modinfo -F alias "$ko" 2>/dev/null | grep -qx 'devname:hwtimer'; then
+		install_result skip "$k: modules.devname" "module has no devname:hwtimer alias"
+	elif grep -q '^hwtimer hwtimer c10:' "$d/lib/modules/$rel/modules.devname"; then
+		install_result ok "$k: modules.devname: $(grep '^hwtimer ' \
+			"$d/lib/modules/$rel/modules.devname") (first open loads it)"
+	else
+		install_result fail "$k: modules.devname" "no hwtimer entry"
+	fi
+	syms=$d/usr/src/hwtimer-$install_ver/$rel/Module.symvers
+	if [ -s "$syms" ] && ! cut -f3 "$syms" | grep -qvx hwtimer &&
+		[ "$(wc -l <"$syms")" = "$(wc -l <"$install_src/Module.symvers")" ]; then
+		install_result ok "$k: Module.symvers: $(wc -l <"$syms") symbols of module hwtimer"
+	else
+		install_result fail "$k: installed Module.symvers" \
+			"empty, short, or naming another module than hwtimer"
+	fi
+}
+
+# install_hwtimerctl: the installed hwtimerctl runs and knows its version.
+install_hwtimerctl() {
+	local out rc=0
+	out=$("$install_dest/usr/bin/hwtimerctl" --version 2>&1) || rc=$?
+	if [ "$rc" = 0 ] && grep -qF "$install_ver" <<<"$out"; then
+		install_result ok "installed hwtimerctl --version: $(head -1 <<<"$out")"
+	elif [ "$rc" = 2 ]; then
+		install_result skip "installed hwtimerctl --version" "no --version option yet"
+	else
+		install_result fail "installed hwtimerctl --version" "rc $rc: $(head -1 <<<"$out")"
+	fi
+}
+
+# install_man_pages: the installed pages format without a groff warning
+# and carry the release in their footer.
+install_man_pages() {
+	local m bad="" n=0
+	for m in "$install_dest"/usr/share/man/man*/*; do
+		[ -f "$m" ] || continue
+		n=$((n + 1))
+		if [ -n "$(groff -man -Tutf8 -ww -z "$m" 2>&1)" ]; then
+			bad="$bad ${m##*/} (groff warnings)"
+		elif ! grep -q "^\.TH .*\"hwtimer $install_ver\"" "$m"; then
+			bad="$bad ${m##*/} (no \"hwtimer $install_ver\" in .TH)"
+		fi
+	done
+	if [ "$n" = 0 ]; then
+		install_result skip "installed man pages" "no man/*.[1-9] in the tree"
+	elif [ -n "$bad" ]; then
+		install_result fail "installed man pages" "$bad"
+	else
+		install_result ok "installed man pages ($n): no groff -ww warning, footer hwtimer $install_ver"
+	fi
+}
+
+# install_consumer WHAT KDIR INCDIR SYMVERS LOG: build a copy of the sample
+# consumer in an empty directory outside the repository with only INCDIR
+# and SYMVERS, and check that its objects depend on nothing in the repo.
+install_consumer() {
+	local what=$1 kdir=$2 inc=$3 syms=$4 log=$5 dir rc=0 why=""
+	dir=$(mktemp -d "$install_work/consumer.XXXXXX")
+	cp "$TOP/samples/hwtimer_sample.c" "$dir/"
+	printf '%s\n' "ccflags-y += -I$inc" "obj-m += hwtimer_sample.o" >"$dir/Kbuild"
+	make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$syms" modules \
+		>"$log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		why="build failed (rc $rc)"
+	elif grep -qi 'undefined' "$log"; then
+		why="$(grep -i -m1 'undefined' "$log")"
+	elif grep -q 'WARNING: modpost' "$log"; then
+		why="$(grep -m1 'WARNING: modpost' "$log")"
+	elif [ "$(modinfo -F depends "$dir/hwtimer_sample.ko")" != hwtimer ]; then
+		why="depends= is not hwtimer"
+	elif grep -qF "$TOP/" "$dir"/.hwtimer_sample.o.cmd; then
+		why="compiled with files of the repository"
+	elif ! grep -qF "$inc/hwtimer.h" "$dir"/.hwtimer_sample.o.cmd; then
+		why="hwtimer.h did not come from $inc"
+	fi
+	if [ -z "$why" ]; then
+		install_result ok "$what"
+	else
+		install_result fail "$what" "$why (log: ${log#"$CHECK"/})"
+	fi
+	rm -rf "$dir"
+}
+
+# install_dkms_build K: dkms build for kernel K in the private DKMS tree.
+install_dkms_build() {
+	local k=$1 log=$install_out/dkms-$1.log rc=0 t0=$SECONDS base ko v
+	install_dkms build -m hwtimer -v "$install_ver" -k "$k" >"$log" 2>&1 ||
+		rc=$?
+	base=$install_work/dkms/hwtimer/$install_ver/$k/$(uname -m)
+	if [ "$rc" = 77 ] && ! [[ $k =~ $INSTALL_SUPPORTED ]]; then
+		install_result skip "$k: dkms build" "not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
+		return
+	fi
+	if [ "$rc" != 0 ]; then
+		install_result fail "$k: dkms build" "rc $rc (log: ${log#"$CHECK"/})"
+		return
+	fi
+	if ! [[ $k =~ $INSTALL_SUPPORTED ]]; then
+		install_result fail "$k: dkms build" "built for a kernel outside the supported set"
+		return
+	fi
+	ko=$(find "$base/module" -name 'hwtimer.ko*' | head -1)
+	v=$(modinfo -F version "$ko" 2>/dev/null || true)
+	if [ "$v" = "$install_ver" ] && [ -s "$base/Module.symvers" ]; then
+		install_result ok "$k: dkms build ($((SECONDS - t0)) s): ${ko##*/} version $v, Module.symvers kept"
+		install_consumer "$k: consumer module builds against the DKMS build" \
+			"/lib/modules/$k/build" "$install_dkms_src" \
+			"$base/Module.symvers" "$install_out/consumer-dkms-$k.log"
+	else
+		install_result fail "$k: dkms build" \
+			"module version '$v', Module.symvers $( [ -s "$base/Module.symvers" ] && echo kept || echo missing)"
+	fi
+}
+
+# install_dkms ARGS: dkms on the private tree. Modules are signed with a
+# key made for this run (dkms would otherwise create /var/lib/dkms/mok.*).
+install_dkms() {
+	mok_signing_key=$install_work/mok.key mok_certificate=$install_work/mok.pub \
+		dkms "$@" --dkmstree "$install_work/dkms" \
+		--sourcetree "$install_work/dkmsroot/usr/src" \
+		--installtree "$install_work/lib/modules"
+}
+
+# install_host_state: what DKMS or an install would change on the host.
+install_host_state() {
+	ls -A /var/lib/dkms 2>/dev/null
+	ls -d /usr/src/hwtimer* 2>/dev/null
+	find /lib/modules/ -name 'hwtimer*.ko*' 2>/dev/null
+	true
+}
+
+# install_per_kernel KDIR: install, files, module and consumer for one kernel.
+install_per_kernel() {
+	local kdir=$1 k rel src log rc=0 t0=$SECONDS
+	k=$(basename "$(dirname "$kdir")")
+	rel=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+		"$kdir/include/generated/utsrelease.h" 2>/dev/null)
+	src=$install_work/src-$k
+	install_src=$src
+	log=$install_out/install-$k.log
+	install_copy_tree "$src"
+	make -C "$src" -j"${JOBS:-$(nproc)}" install KDIR="$kdir" \
+		DESTDIR="$install_dest" PREFIX=/usr MODULES_LOAD=1 >"$log" 2>&1 ||
+		rc=$?
+	if [ "$rc" != 0 ]; then
+		install_result fail "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1" \
+			"rc $rc (log: ${log#"$CHECK"/})"
+		return
+	fi
+	install_result ok "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1 ($((SECONDS - t0)) s)"
+	install_installed="$install_installed $k"
+	install_layout "$k" "$rel"
+	install_module_checks "$k" "$rel"
+	install_consumer "$k: consumer module builds against the installed files only" \
+		"$kdir" "$install_dest/usr/src/hwtimer-$install_ver/include" \
+		"$install_dest/usr/src/hwtimer-$install_ver/$rel/Module.symvers" \
+		"$install_out/consumer-$k.log"
+}
+
+# install_mod_path K: INSTALL_MOD_PATH, when given, takes the module from
+# DESTDIR; uninstall finds it there again. Reuses K's build.
+install_mod_path() {
+	local src=$install_work/src-$1 kdir=/lib/modules/$1/build rc=0
+	local a=$install_work/mp-dest b=$install_work/mp-mods
+	local log=$install_out/install-mod-path.log
+	{
+		make -C "$src" install KDIR="$kdir" DESTDIR="$a" \
+			INSTALL_MOD_PATH="$b" PREFIX=/usr &&
+			[ -z "$(find "$a" -name '*.ko')" ] &&
+			[ -n "$(find "$b" -name hwtimer.ko)" ] &&
+			make -C "$src" uninstall KDIR="$kdir" DESTDIR="$a" \
+				INSTALL_MOD_PATH="$b" PREFIX=/usr &&
+			[ -z "$(find "$a" "$b" -type f)" ]
+	} >"$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		install_result ok "INSTALL_MOD_PATH takes the module out of DESTDIR; uninstall empties both"
+	else
+		install_result fail "INSTALL_MOD_PATH with DESTDIR" "(log: ${log#"$CHECK"/})"
+	fi
+}
+
+# install_dkms_source: make dkms-source's tree and its dkms.conf.
+install_dkms_source() {
+	local root=$install_work/dkmsroot log=$install_out/dkms-source.log extra
+	local dir=$root/usr/src/hwtimer-$install_ver
+	install_dkms_src=$dir
+	if ! make -C "$TOP" dkms-source DESTDIR="$root" >"$log" 2>&1; then
+		install_result fail "make dkms-source" "(log: ${log#"$CHECK"/})"
+		return 1
+	fi
+	extra=$(cd "$dir" && find . -type f | grep -E '^\./(samples|kunit|docs|man|tools/(vm|stress|bench|testing|hwtimerctl))/|\.(o|ko|cmd)$' | tr '\n' ' ')
+	if ! grep -qx "PACKAGE_VERSION=\"$install_ver\"" "$dir/dkms.conf"; then
+		install_result fail "make dkms-source" "dkms.conf has no PACKAGE_VERSION=\"$install_ver\""
+	elif [ -n "$extra" ]; then
+		install_result fail "make dkms-source" "carries more than the module build needs: $extra"
+	else
+		install_result ok "make dkms-source: hwtimer-$install_ver/ ($(find "$dir" -type f | wc -l) files), PACKAGE_VERSION $install_ver"
+	fi
+}
+
+install_check_hook() {
+	local install_out=$CHECK/install install_tap install_n=0 install_work
+	local install_dest install_ver install_src="" install_installed=""
+	local install_dkms_src="" install_mans before after kdir k rc t0=$SECONDS
+	install_tap=$install_out/install.tap
+	rm -rf "$install_out"
+	mkdir -p "$install_out"
+	: >"$install_tap"
+	install_work=$(mktemp -d "${TMPDIR:-/tmp}/hwtimer-install.XXXXXX")
+	install_dest=$install_work/dest
+	install_ver=$(make -s -C "$TOP" print-version)
+	install_mans=""
+	for k in "$TOP"/man/*.[1-9]; do
+		[ -f "$k" ] && install_mans="$install_mans ${k##*/}"
+	done
+	before=$(install_host_state)
+	say "install: make install/uninstall, consumer and DKMS builds of hwtimer $install_ver for every kernel with headers"
+
+	for kdir in /lib/modules/*/build; do
+		[ -f "$kdir/Makefile" ] && install_per_kernel "$kdir"
+	done
+	if [ -z "$install_installed" ]; then
+		install_result fail "make install" "no kernel headers in /lib/modules/*/build, or every install failed"
+	else
+		install_hwtimerctl
+		install_man_pages
+		read -r k _ <<<"$install_installed"
+		install_mod_path "$k"
+	fi
+
+	if install_dkms_source; then
+		rc=0
+		mkdir -p "$install_work/dkms" "$install_work/lib/modules"
+		install_dkms add -m hwtimer -v "$install_ver" \
+			>"$install_out/dkms-add.log" 2>&1 || rc=$?
+		if [ "$rc" != 0 ]; then
+			install_result fail "dkms add" "rc $rc (log: install/dkms-add.log)"
+		else
+			for kdir in /lib/modules/*/build; do
+				[ -f "$kdir/Makefile" ] || continue
+				install_dkms_build "$(basename "$(dirname "$kdir")")"
+			done
+			# An unsupported kernel with fake headers: refused before
+			# any build, dkms 3.0.10 exits 77 for BUILD_EXCLUSIVE.
+			mkdir -p "$install_work/fake-headers"
+			rc=0
+			install_dkms build -m hwtimer -v "$install_ver" \
+				-k 5.10.0-99-amd64 \
+				--kernelsourcedir "$install_work/fake-headers" \
+				>"$install_out/dkms-5.10.0-99-amd64.log" 2>&1 || rc=$?
+			if [ "$rc" = 77 ]; then
+				install_result skip "5.10.0-99-amd64 (fake headers): dkms build" \
+					"not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
+			else
+				install_result fail "5.10.0-99-amd64: dkms build must be refused with 77" "rc $rc"
+			fi
+		fi
+		rc=0
+		make -C "$TOP" uninstall-dkms DESTDIR="$install_work/dkmsroot" \
+			>"$install_out/uninstall-dkms.log" 2>&1 || rc=$?
+		if [ "$rc" = 0 ] && [ -z "$(find "$install_work/dkmsroot" -type f)" ]; then
+			install_result ok "make uninstall-dkms DESTDIR=...: no file left"
+		else
+			install_result fail "make uninstall-dkms DESTDIR=..." "rc $rc, left: $(find "$install_work/dkmsroot" -type f | head -5 | tr '\n' ' ')"
+		fi
+	fi
+
+	# Uninstall for every kernel installed for: then nothing is left,
+	# not even depmod's index files.
+	if [ -n "$install_installed" ]; then
+		rc=0
+		for k in $install_installed; do
+			make -C "$install_work/src-$k" uninstall KDIR="/lib/modules/$k/build" \
+				DESTDIR="$install_dest" PREFIX=/usr \
+				>>"$install_out/uninstall.log" 2>&1 || rc=$?
+		done
+		if [ "$rc" = 0 ] && [ -z "$(find "$install_dest" -type f)" ]; then
+			install_result ok "make uninstall DESTDIR=... for$install_installed: no file left"
+		else
+			install_result fail "make uninstall DESTDIR=..." "rc $rc, left: $(find "$install_dest" -type f | sed "s,^$install_dest/,," | head -5 | tr '\n' ' ')"
+		fi
+	fi
+
+	after=$(install_host_state)
+	if [ "$before" = "$after" ]; then
+		install_result ok "host untouched: /var/lib/dkms, /usr/src/hwtimer*, /lib/modules/**/hwtimer*.ko"
+	else
+		install_result fail "host untouched" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -5 | tr '\n' ' ')"
+	fi
+
+	echo "1..$install_n" >>"$install_tap"
+	rm -rf "$install_work"
+	say "install: $((SECONDS - t0)) s"
+	python3 "$RESULTS" tap install "$install_tap" 0 | tail -1 |
+		sed 's/^/    /' || true
+}
+
+install_check_hook || true
