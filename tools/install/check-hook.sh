@@ -11,9 +11,12 @@
 #  - a copy of samples/hwtimer_sample.c, in a directory outside the
 #    repository, builds against those installed files alone
 #    (KBUILD_EXTRA_SYMBOLS), with nothing undefined;
-#  - make dkms-source, then dkms build in a private DKMS tree, which must
-#    succeed for a supported kernel and be refused (exit 77, counted as a
-#    skip) for any other; the same consumer builds against the DKMS build;
+#  - make dkms-source DESTDIR=... lays out only what the module build
+#    needs, with the version in dkms.conf;
+#  - make install-dkms with dkms on private trees (DKMS=) builds and
+#    installs for every supported kernel and is refused (dkms exit 77,
+#    counted as a skip) for any other, a fake 5.10 one included; the same
+#    consumer builds against each DKMS build;
 #  - make uninstall and make uninstall-dkms leave no file behind, and the
 #    host's DKMS tree, /usr/src and /lib/modules are left alone.
 # One check is one line of build/check/install/install.tap, counted as
@@ -179,51 +182,102 @@ install_consumer() {
 	rm -rf "$dir"
 }
 
-# install_dkms_build K: dkms build for kernel K in the private DKMS tree.
-install_dkms_build() {
-	local k=$1 log=$install_out/dkms-$1.log rc=0 t0=$SECONDS base ko v
-	install_dkms build -m hwtimer -v "$install_ver" -k "$k" >"$log" 2>&1 ||
-		rc=$?
+# install_dkms_result K: what make install-dkms did for kernel K: built,
+# installed and Module.symvers kept for a supported kernel, refused (a
+# skip) for any other.
+install_dkms_result() {
+	local k=$1 base ko v log=${install_out#"$CHECK"/}/install-dkms.log
 	base=$install_work/dkms/hwtimer/$install_ver/$k/$(uname -m)
-	if [ "$rc" = 77 ] && ! [[ $k =~ $INSTALL_SUPPORTED ]]; then
-		install_result skip "$k: dkms build" "not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
-		return
-	fi
-	if [ "$rc" != 0 ]; then
-		install_result fail "$k: dkms build" "rc $rc (log: ${log#"$CHECK"/})"
-		return
-	fi
+	ko=$(find "$install_work/lib/modules/$k" -name 'hwtimer.ko*' 2>/dev/null | head -1)
 	if ! [[ $k =~ $INSTALL_SUPPORTED ]]; then
-		install_result fail "$k: dkms build" "built for a kernel outside the supported set"
+		if [ -n "$ko" ] || [ -d "$base" ]; then
+			install_result fail "$k: make install-dkms" "built for a kernel outside the supported set"
+		elif grep -q "^hwtimer: $k is not a supported kernel, skipped" \
+			"$install_out/install-dkms.log"; then
+			install_result skip "$k: make install-dkms" "not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
+		else
+			install_result fail "$k: make install-dkms" "no word of $k (log: $log)"
+		fi
 		return
 	fi
-	ko=$(find "$base/module" -name 'hwtimer.ko*' | head -1)
 	v=$(modinfo -F version "$ko" 2>/dev/null || true)
-	if [ "$v" = "$install_ver" ] && [ -s "$base/Module.symvers" ]; then
-		install_result ok "$k: dkms build ($((SECONDS - t0)) s): ${ko##*/} version $v, Module.symvers kept"
+	if [ -z "$ko" ]; then
+		install_result fail "$k: make install-dkms" "no module installed (log: $log)"
+	elif [ "$v" != "$install_ver" ] || [ ! -s "$base/Module.symvers" ]; then
+		install_result fail "$k: make install-dkms" \
+			"module version '$v', Module.symvers $([ -s "$base/Module.symvers" ] && echo kept || echo missing)"
+	else
+		install_result ok "$k: make install-dkms: ${ko#"$install_work"/lib/modules/} version $v, Module.symvers kept"
 		install_consumer "$k: consumer module builds against the DKMS build" \
 			"/lib/modules/$k/build" "$install_dkms_src" \
 			"$base/Module.symvers" "$install_out/consumer-dkms-$k.log"
-	else
-		install_result fail "$k: dkms build" \
-			"module version '$v', Module.symvers $( [ -s "$base/Module.symvers" ] && echo kept || echo missing)"
 	fi
 }
 
-# install_dkms ARGS: dkms on the private tree. Modules are signed with a
+# install_dkms_make TARGET: make TARGET with dkms on the private trees
+# (--no-depmod: the modules go to the private install tree), signing with a
 # key made for this run (dkms would otherwise create /var/lib/dkms/mok.*).
-install_dkms() {
-	mok_signing_key=$install_work/mok.key mok_certificate=$install_work/mok.pub \
-		dkms "$@" --dkmstree "$install_work/dkms" \
-		--sourcetree "$install_work/dkmsroot/usr/src" \
-		--installtree "$install_work/lib/modules"
+install_dkms_make() {
+	mok_signing_key=$install_work/mok.key \
+		mok_certificate=$install_work/mok.pub \
+		make -C "$TOP" "$1" KSRCDIR="$install_dkms_src" \
+		DKMS="dkms --dkmstree $install_work/dkms --sourcetree $install_work/usr/src --installtree $install_work/lib/modules --no-depmod"
 }
 
-# install_host_state: what DKMS or an install would change on the host.
+# install_dkms_checks: make install-dkms for every kernel, a fake
+# unsupported one refused, make uninstall-dkms.
+install_dkms_checks() {
+	local kdir k rc=0 t0=$SECONDS log=$install_out/install-dkms.log left
+	install_dkms_src=$install_work/usr/src/hwtimer-$install_ver
+	mkdir -p "$install_work/dkms"
+	for kdir in /lib/modules/*/build; do
+		[ -f "$kdir/Makefile" ] &&
+			mkdir -p "$install_work/lib/modules/$(basename "$(dirname "$kdir")")"
+	done
+	install_dkms_make install-dkms >"$log" 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		install_result fail "make install-dkms" "rc $rc (log: ${log#"$CHECK"/})"
+	else
+		say "install: make install-dkms for every kernel: $((SECONDS - t0)) s"
+		for kdir in /lib/modules/*/build; do
+			[ -f "$kdir/Makefile" ] &&
+				install_dkms_result "$(basename "$(dirname "$kdir")")"
+		done
+	fi
+	# An unsupported kernel with fake headers: refused before any build;
+	# dkms 3.0.10 exits 77 for a BUILD_EXCLUSIVE mismatch.
+	mkdir -p "$install_work/fake-headers"
+	rc=0
+	mok_signing_key=$install_work/mok.key mok_certificate=$install_work/mok.pub \
+		dkms build -m hwtimer -v "$install_ver" -k 5.10.0-99-amd64 \
+		--kernelsourcedir "$install_work/fake-headers" \
+		--dkmstree "$install_work/dkms" --sourcetree "$install_work/usr/src" \
+		>"$install_out/dkms-5.10.0-99-amd64.log" 2>&1 || rc=$?
+	if [ "$rc" = 77 ]; then
+		install_result skip "5.10.0-99-amd64 (fake headers): dkms build" \
+			"not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
+	else
+		install_result fail "5.10.0-99-amd64: dkms build must be refused with 77" "rc $rc"
+	fi
+	rc=0
+	install_dkms_make uninstall-dkms >"$install_out/uninstall-dkms.log" 2>&1 ||
+		rc=$?
+	left=$(find "$install_work/dkms" "$install_work/lib/modules" \
+		"$install_work/usr" -type f | sed "s,^$install_work/,," | head -5 | tr '\n' ' ')
+	if [ "$rc" = 0 ] && [ -z "$left" ]; then
+		install_result ok "make uninstall-dkms: dkms remove --all, source tree gone, no file left"
+	else
+		install_result fail "make uninstall-dkms" "rc $rc, left: $left"
+	fi
+}
+
+# install_host_state: what DKMS, depmod or an install would change on
+# the host.
 install_host_state() {
 	ls -A /var/lib/dkms 2>/dev/null
 	ls -d /usr/src/hwtimer* 2>/dev/null
 	find /lib/modules/ -name 'hwtimer*.ko*' 2>/dev/null
+	stat -c '%n %Y' /lib/modules/*/modules.dep 2>/dev/null
 	true
 }
 
@@ -277,22 +331,29 @@ install_mod_path() {
 	fi
 }
 
-# install_dkms_source: make dkms-source's tree and its dkms.conf.
+# install_dkms_source: make dkms-source DESTDIR=..., as a package would
+# lay it out: only what the module build needs, dkms.conf with the
+# version; make uninstall-dkms DESTDIR=... removes it all.
 install_dkms_source() {
 	local root=$install_work/dkmsroot log=$install_out/dkms-source.log extra
-	local dir=$root/usr/src/hwtimer-$install_ver
-	install_dkms_src=$dir
+	local dir=$root/usr/src/hwtimer-$install_ver rc=0
 	if ! make -C "$TOP" dkms-source DESTDIR="$root" >"$log" 2>&1; then
-		install_result fail "make dkms-source" "(log: ${log#"$CHECK"/})"
-		return 1
+		install_result fail "make dkms-source DESTDIR=..." "(log: ${log#"$CHECK"/})"
+		return
 	fi
 	extra=$(cd "$dir" && find . -type f | grep -E '^\./(samples|kunit|docs|man|tools/(vm|stress|bench|testing|hwtimerctl))/|\.(o|ko|cmd)$' | tr '\n' ' ')
 	if ! grep -qx "PACKAGE_VERSION=\"$install_ver\"" "$dir/dkms.conf"; then
-		install_result fail "make dkms-source" "dkms.conf has no PACKAGE_VERSION=\"$install_ver\""
+		install_result fail "make dkms-source DESTDIR=..." "dkms.conf has no PACKAGE_VERSION=\"$install_ver\""
 	elif [ -n "$extra" ]; then
-		install_result fail "make dkms-source" "carries more than the module build needs: $extra"
+		install_result fail "make dkms-source DESTDIR=..." "carries more than the module build needs: $extra"
 	else
-		install_result ok "make dkms-source: hwtimer-$install_ver/ ($(find "$dir" -type f | wc -l) files), PACKAGE_VERSION $install_ver"
+		install_result ok "make dkms-source DESTDIR=...: hwtimer-$install_ver/ ($(find "$dir" -type f | wc -l) files), PACKAGE_VERSION $install_ver"
+	fi
+	make -C "$TOP" uninstall-dkms DESTDIR="$root" >>"$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && [ -z "$(find "$root" -type f)" ]; then
+		install_result ok "make uninstall-dkms DESTDIR=...: no file left"
+	else
+		install_result fail "make uninstall-dkms DESTDIR=..." "rc $rc, left: $(find "$root" -type f | head -5 | tr '\n' ' ')"
 	fi
 }
 
@@ -326,41 +387,11 @@ install_check_hook() {
 		install_mod_path "$k"
 	fi
 
-	if install_dkms_source; then
-		rc=0
-		mkdir -p "$install_work/dkms" "$install_work/lib/modules"
-		install_dkms add -m hwtimer -v "$install_ver" \
-			>"$install_out/dkms-add.log" 2>&1 || rc=$?
-		if [ "$rc" != 0 ]; then
-			install_result fail "dkms add" "rc $rc (log: install/dkms-add.log)"
-		else
-			for kdir in /lib/modules/*/build; do
-				[ -f "$kdir/Makefile" ] || continue
-				install_dkms_build "$(basename "$(dirname "$kdir")")"
-			done
-			# An unsupported kernel with fake headers: refused before
-			# any build, dkms 3.0.10 exits 77 for BUILD_EXCLUSIVE.
-			mkdir -p "$install_work/fake-headers"
-			rc=0
-			install_dkms build -m hwtimer -v "$install_ver" \
-				-k 5.10.0-99-amd64 \
-				--kernelsourcedir "$install_work/fake-headers" \
-				>"$install_out/dkms-5.10.0-99-amd64.log" 2>&1 || rc=$?
-			if [ "$rc" = 77 ]; then
-				install_result skip "5.10.0-99-amd64 (fake headers): dkms build" \
-					"not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
-			else
-				install_result fail "5.10.0-99-amd64: dkms build must be refused with 77" "rc $rc"
-			fi
-		fi
-		rc=0
-		make -C "$TOP" uninstall-dkms DESTDIR="$install_work/dkmsroot" \
-			>"$install_out/uninstall-dkms.log" 2>&1 || rc=$?
-		if [ "$rc" = 0 ] && [ -z "$(find "$install_work/dkmsroot" -type f)" ]; then
-			install_result ok "make uninstall-dkms DESTDIR=...: no file left"
-		else
-			install_result fail "make uninstall-dkms DESTDIR=..." "rc $rc, left: $(find "$install_work/dkmsroot" -type f | head -5 | tr '\n' ' ')"
-		fi
+	install_dkms_source
+	if command -v dkms >/dev/null; then
+		install_dkms_checks
+	else
+		install_result skip "make install-dkms" "dkms is not installed (tools/vm/deps.sh installs it)"
 	fi
 
 	# Uninstall for every kernel installed for: then nothing is left,
@@ -381,7 +412,7 @@ install_check_hook() {
 
 	after=$(install_host_state)
 	if [ "$before" = "$after" ]; then
-		install_result ok "host untouched: /var/lib/dkms, /usr/src/hwtimer*, /lib/modules/**/hwtimer*.ko"
+		install_result ok "host untouched: /var/lib/dkms, /usr/src/hwtimer*, no hwtimer.ko or new modules.dep in /lib/modules"
 	else
 		install_result fail "host untouched" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -5 | tr '\n' ' ')"
 	fi

@@ -138,15 +138,17 @@ dkms-source:
 
 # With DESTDIR the tree is only laid out (a package's postinst runs dkms);
 # without, it is added to DKMS and built and installed for every kernel
-# with headers that dkms.conf supports (exit 77: BUILD_EXCLUSIVE).
+# with headers that dkms.conf supports (exit 77: BUILD_EXCLUSIVE). DKMS=
+# may add options (a private tree: --dkmstree, --sourcetree, ...).
+DKMS ?= dkms
 install-dkms: dkms-source
 ifeq ($(DESTDIR),)
-	dkms status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . || \
-		dkms add -m hwtimer -v $(HWTIMER_VERSION)
+	$(DKMS) status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . || \
+		$(DKMS) add -m hwtimer -v $(HWTIMER_VERSION)
 	@set -e; for b in /lib/modules/*/build; do \
 		k=$${b%/build}; k=$${k##*/}; rc=0; \
-		echo "dkms install -m hwtimer -v $(HWTIMER_VERSION) -k $$k"; \
-		dkms install -m hwtimer -v $(HWTIMER_VERSION) -k $$k || rc=$$?; \
+		echo "$(DKMS) install -m hwtimer -v $(HWTIMER_VERSION) -k $$k"; \
+		$(DKMS) install -m hwtimer -v $(HWTIMER_VERSION) -k $$k || rc=$$?; \
 		case $$rc in \
 		0) ;; \
 		77) echo "hwtimer: $$k is not a supported kernel, skipped" ;; \
@@ -157,8 +159,8 @@ endif
 
 uninstall-dkms:
 ifeq ($(DESTDIR),)
-	dkms status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . && \
-		dkms remove -m hwtimer -v $(HWTIMER_VERSION) --all || true
+	$(DKMS) status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . && \
+		$(DKMS) remove -m hwtimer -v $(HWTIMER_VERSION) --all || true
 endif
 	rm -f $(addprefix $(DKMS_DIR)/,$(DKMS_FILES) dkms.conf)
 	@test ! -d $(DKMS_DIR) || find $(DKMS_DIR) -depth -type d -empty -delete
