@@ -138,8 +138,8 @@ install_man_pages() {
 		n=$((n + 1))
 		if [ -n "$(groff -man -Tutf8 -ww -z "$m" 2>&1)" ]; then
 			bad="$bad ${m##*/} (groff warnings)"
-		elif ! grep -q "^\.TH .*\"hwtimer $install_ver\"" "$m"; then
-			bad="$bad ${m##*/} (no \"hwtimer $install_ver\" in .TH)"
+		elif ! grep -q "^\.TH .*$install_ver" "$m"; then
+			bad="$bad ${m##*/} (no $install_ver in .TH)"
 		fi
 	done
 	if [ "$n" = 0 ]; then
@@ -147,7 +147,7 @@ install_man_pages() {
 	elif [ -n "$bad" ]; then
 		install_result fail "installed man pages" "$bad"
 	else
-		install_result ok "installed man pages ($n): no groff -ww warning, footer hwtimer $install_ver"
+		install_result ok "installed man pages ($n): no groff -ww warning, release $install_ver in the footer"
 	fi
 }
 

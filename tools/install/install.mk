@@ -26,7 +26,7 @@ HWTIMER_VERSION := $(call hwtimer_version_part,MAJOR).$(call \
 # version in kernel.release; utsrelease.h has the real one). Give
 # KRELEASE= to uninstall for a kernel whose headers are gone.
 KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
-	$(KDIR)/include/generated/utsrelease.h)
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
