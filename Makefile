@@ -3,7 +3,9 @@
 #
 #   make [KDIR=...]      hwtimer.ko (+ kunit/hwtimer_kunit.ko when the target
 #                        kernel has KUnit) and the sample consumer module
-#   make install         modules_install into INSTALL_MOD_PATH, then depmod
+#   make install         module, hwtimerctl, headers, man pages, udev rule
+#                        (DESTDIR, PREFIX; make uninstall; make install-dkms:
+#                        see tools/install/install.mk)
 #   make tools           hwtimerctl and the selftests into $(TOOLS_O)
 #   make check           everything, in qemu VMs (see tools/vm/check.sh)
 #   make demo            boot Debian's kernel in a VM and run the demo
@@ -50,7 +52,7 @@ $(CONFTEST_H): compat/conftest.sh $(wildcard compat/probes/*) \
 conftest: kdir-check $(CONFTEST_H)
 
 modules: conftest
-	$(KMAKE) modules
+	+$(KMAKE) modules
 
 # The sample consumer is a separate external module linking against our
 # exported symbols, as an out-of-tree user of hwtimer would be.
