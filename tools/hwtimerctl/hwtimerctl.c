@@ -754,11 +754,13 @@ struct arm_args {
 /**
  * struct armed - one timeout of arm, as it runs
  * @id: from HWTIMER_IOC_ARM
+ * @t_arm: when it was armed (just before the ioctl), on its clock
  * @seen: expiries read, overruns included
  * @done: cancelled, or its last expiry read
  */
 struct armed {
 	uint64_t id;
+	uint64_t t_arm;
 	uint64_t seen;
 	bool done;
 };
@@ -854,8 +856,10 @@ static void print_cancelled(int i, uint64_t id, uint32_t result)
 }
 
 /*
- * One expiry of timeout @i, read at @rd; @t0 is the start. "at" is when
- * it fired and "late" how long after its deadline, both from the kernel.
+ * One expiry of timeout @i, read at @rd; @t0 is when it was armed. "at"
+ * is when it fired and "late" how long after its deadline, both from the
+ * kernel; as the deadline is at least the DURATION after @t0, "at" is at
+ * least the DURATION plus "late".
  */
 static void print_fired(int i, const struct hwtimer_event *ev, uint64_t t0,
 			uint64_t rd)
@@ -899,6 +903,7 @@ static void arm_all(int fd, const struct arm_args *a, struct armed *tm)
 			.period_ns = a->every, .clock = a->clock,
 		};
 
+		tm[i].t_arm = now_ns(a->clock);
 		if (ioctl(fd, HWTIMER_IOC_ARM, &r)) {
 			if (errno == ENOSPC || errno == EDQUOT) {
 				explain_arm_failure(fd, errno, i, a->n);
@@ -936,7 +941,7 @@ static int cancel_asked(int fd, const struct arm_args *a, struct armed *tm)
 
 /* Read and print expiries until @left timeouts are done. */
 static void wait_expiries(int fd, const struct arm_args *a, struct armed *tm,
-			  int left, uint64_t t0)
+			  int left)
 {
 	struct hwtimer_event ev[64];
 	ssize_t got;
@@ -957,7 +962,7 @@ static void wait_expiries(int fd, const struct arm_args *a, struct armed *tm,
 			if (i < 0 || i >= a->n || tm[i].done)
 				continue;
 			tm[i].seen += 1 + ev[k].overruns;
-			print_fired(i, &ev[k], t0, rd);
+			print_fired(i, &ev[k], tm[i].t_arm, rd);
 			if (!a->every || tm[i].seen >= a->count) {
 				struct hwtimer_cancel_req r = { .id = tm[i].id };
 
@@ -974,7 +979,6 @@ static int cmd_arm(int argc, char **argv)
 {
 	struct arm_args a;
 	struct armed *tm;
-	uint64_t t0;
 	int fd;
 
 	arm_parse(argc, argv, &a);
@@ -982,9 +986,8 @@ static int cmd_arm(int argc, char **argv)
 	if (!tm)
 		fail("out of memory");
 	fd = open_dev(NULL);
-	t0 = now_ns(a.clock);
 	arm_all(fd, &a, tm);
-	wait_expiries(fd, &a, tm, cancel_asked(fd, &a, tm), t0);
+	wait_expiries(fd, &a, tm, cancel_asked(fd, &a, tm));
 	close(fd);
 	free(tm);
 	free(a.after);
@@ -1386,9 +1389,9 @@ static const struct command commands[] = {
 		.summary = "arm timeouts and print each expiry and lateness",
 		.help =
 "Arm one timeout per DURATION on one context, wait, and print each expiry:\n"
-"when it fired (\"at\", from the start), how late that was after its\n"
-"deadline (\"late\", both from the kernel), and when this process read it\n"
-"(\"read\", from the start).\n",
+"when it fired (\"at\", from when it was armed), how late that was after\n"
+"its deadline (\"late\", both from the kernel), and when this process\n"
+"read it (\"read\", from when it was armed).\n",
 		.options =
 "  --every D      periodic with period D; DURATION is the first expiry\n"
 "                 (without DURATION the first expiry is after D)\n"
