@@ -16,6 +16,7 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
@@ -96,7 +97,8 @@ struct item {
  * @irq_item: items used from @hrt's callback
  * @irq_res: results of the calls made from @hrt's callback
  * @in_irq: @hrt's callback ran in hard irq
- * @irq_done: @hrt's callback finished
+ * @irq_done: @hrt's callback finished (a completion: its lock is raw, so
+ *	it may be completed from hard irq on PREEMPT_RT, unlike a wait queue's)
  * @inside: callbacks of %MODE_REARM_SLEEP running now
  * @max_inside: most of them ever running at once
  */
@@ -111,7 +113,7 @@ struct core_ctx {
 	struct item *irq_item[2];
 	int irq_res[4];
 	bool in_irq;
-	atomic_t irq_done;
+	struct completion irq_done;
 	atomic_t inside;
 	atomic_t max_inside;
 };
@@ -1020,8 +1022,7 @@ static enum hrtimer_restart irq_fn(struct hrtimer *hrt)
 	ctx->irq_res[1] = hwtimer_arm(ctx->w, b, 5 * MS, 0, 0);
 	ctx->irq_res[2] = hwtimer_cancel(b);
 	ctx->irq_res[3] = hwtimer_modify(a, 2 * MS, 0);
-	atomic_set(&ctx->irq_done, 1);
-	wake_up_all(&ctx->wq);
+	complete(&ctx->irq_done);
 	return HRTIMER_NORESTART;
 }
 
@@ -1036,10 +1037,12 @@ static void core_arm_cancel_modify_from_hardirq(struct kunit *test)
 	std_wheel(test);
 	ctx->irq_item[0] = &it[0];
 	ctx->irq_item[1] = &it[1];
+	init_completion(&ctx->irq_done);
 	hrtimer_init(&ctx->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	ctx->hrt.function = irq_fn;
 	hrtimer_start(&ctx->hrt, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->irq_done, 1, WAIT_MS));
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&ctx->irq_done,
+					msecs_to_jiffies(WAIT_MS)), 0);
 	hrtimer_cancel(&ctx->hrt);
 	KUNIT_EXPECT_TRUE(test, ctx->in_irq);
 	KUNIT_EXPECT_EQ(test, ctx->irq_res[0], 0);

@@ -762,11 +762,16 @@ static void kmem_old_fn(struct hwtimer_timeout *t)
 	struct misuse_ctx *ctx = o->ctx;
 	struct hwtimer_wheel *w = ctx->w[0];
 
-	preempt_disable();
+	/*
+	 * Free and allocate on one CPU, where the slab hands the object
+	 * straight back. Not preempt_disable(): on PREEMPT_RT the slab's
+	 * locks sleep.
+	 */
+	migrate_disable();
 	ctx->reuse.cpu = smp_processor_id();
 	kmem_cache_free(ctx->reuse.cache, o);
 	n = kmem_cache_alloc(ctx->reuse.cache, GFP_ATOMIC);
-	preempt_enable();
+	migrate_enable();
 	ctx->reuse.reused = n == o;
 	ctx->reuse.slot = n ? &n->tmo : NULL;
 	if (n == o) {
