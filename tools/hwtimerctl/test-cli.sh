@@ -105,7 +105,17 @@ usage_case() {
 
 # ---- the builds ----
 
-linkage() { file -L "$1" | grep -o 'statically linked\|dynamically linked'; }
+# linkage BIN: as file(1) says it; from the ELF program headers (an
+# interpreter or none) where file is not installed.
+linkage() {
+	if command -v file >/dev/null; then
+		file -L "$1" | grep -o 'statically linked\|dynamically linked'
+	elif readelf -l "$1" | grep -q 'Requesting program interpreter'; then
+		echo "dynamically linked"
+	elif readelf -h "$1" >/dev/null; then
+		echo "statically linked"
+	fi
+}
 
 # build WHAT DIR [MAKEARGS...]: make in DIR into $work/bin, log.
 build() {
@@ -208,6 +218,35 @@ usage_case "no command: exit 2, usage on stderr" \
 	"hwtimerctl: no command given"
 usage_case "unknown command: exit 2" \
 	"hwtimerctl: unknown command 'bogus'" bogus
+
+# ---- the man page ----
+
+man=$top/man/hwtimerctl.1
+groff_clean() { out=$(groff -man -Tutf8 -ww -z "$man" 2>&1) && [ -z "$out" ]; }
+# Every command and option the help names is in the page, as rendered
+# (one long line per paragraph, no hyphenation).
+man_complete() {
+	local text o c
+	text=$(groff -man -Tascii -P -cbou -rLL=1000n -rHY=0 "$man" 2>/dev/null)
+	for c in "" info arm batch watch help; do
+		# shellcheck disable=SC2086 # no command: the top-level help
+		for o in $c $("$bin" help $c | grep -o -- '--[a-z]*' | sort -u); do
+			grep -qF -- "$o" <<<"$text" || {
+				err="'$o' (from help $c) is not in $man"
+				return 1
+			}
+		done
+	done
+}
+if command -v groff >/dev/null; then
+	result "man/hwtimerctl.1: groff -man -ww clean" groff_clean
+	rc=0 out=""
+	result "man/hwtimerctl.1 names every command and option of help" \
+		man_complete
+else
+	echo "ok $((n += 1)) man/hwtimerctl.1: groff -man -ww clean # SKIP no groff"
+	echo "ok $((n += 1)) man/hwtimerctl.1 names every option # SKIP no groff"
+fi
 
 # ---- --opt VALUE and --opt=VALUE, --device anywhere ----
 
