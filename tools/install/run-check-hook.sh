@@ -6,19 +6,10 @@
 #   tools/install/run-check-hook.sh
 set -euo pipefail
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../vm/lib.sh"
 CHECK=${CHECK:-$TOP/build/check-install}
 RESULTS=$TOP/tools/vm/results.py
 T0=$SECONDS
-
-say() { printf 'check: [%4ds] %s\n' $((SECONDS - T0)) "$*"; }
-
-# fail_step LABEL WHY LOG: as check.sh's.
-fail_step() {
-	say "FAILED: $2 (log: ${3#"$TOP"/})"
-	[ -f "$3" ] && tail -25 "$3" | sed 's/^/    /'
-	python3 "$RESULTS" fail "$1" "$CHECK/$1" "$2" >/dev/null || true
-}
 
 rm -rf "$CHECK"
 mkdir -p "$CHECK"

@@ -37,14 +37,6 @@ SHORT_STRESS="STRESS_SECS=10 KSTRESS_SECS=10 ABIFUZZ_SECS=20 TRINITY_SECS=20"
 RESULTS=$VM_DIR/results.py
 T0=$SECONDS
 
-say() { printf 'check: [%4ds] %s\n' $((SECONDS - T0)) "$*"; }
-
-# fail_step LABEL WHY LOG: count one failure, show the log's tail.
-fail_step() {
-	say "FAILED: $2 (log: ${3#"$TOP"/})"
-	[ -f "$3" ] && tail -25 "$3" | sed 's/^/    /'
-	python3 "$RESULTS" fail "$1" "$CHECK/$1" "$2" >/dev/null || true
-}
 
 # build_mods NAME KDIR: copy the sources to build/mod-NAME and build there
 # with the top-level Makefile and W=1, so every kernel's build coexists and

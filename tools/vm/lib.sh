@@ -70,3 +70,15 @@ stock_release() {
 	done
 	return 1
 }
+
+# For make check and its hooks, which set T0 (start, in $SECONDS), CHECK
+# (the output directory) and RESULTS (results.py):
+# say MESSAGE: one progress line with the time since T0.
+say() { printf 'check: [%4ds] %s\n' $((SECONDS - T0)) "$*"; }
+
+# fail_step LABEL WHY LOG: count one failure, show the log's tail.
+fail_step() {
+	say "FAILED: $2 (log: ${3#"$TOP"/})"
+	[ -f "$3" ] && tail -25 "$3" | sed 's/^/    /'
+	python3 "$RESULTS" fail "$1" "$CHECK/$1" "$2" >/dev/null || true
+}
