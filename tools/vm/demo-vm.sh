@@ -2,7 +2,8 @@
 # make demo: boot Debian's stock kernel in qemu, load hwtimer.ko and run
 # tools/vm/demo.sh (hwtimerctl session) with the console shown live.
 # Output is also saved in build/demo/console.log. VM bound: DEMO_BOUND
-# seconds (default 600).
+# seconds (default 600). DEMO_KERNEL picks Debian's kernel: 6.1 (default),
+# 6.12 or rt (6.12 PREEMPT_RT).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,8 +15,8 @@ say() { echo "demo: $*"; }
 	exit 1
 }
 "$VM_DIR/deps.sh"
-stock=$(stock_release) || {
-	say "no kernel in /boot with headers in /lib/modules" >&2
+stock=$(stock_release "${DEMO_KERNEL:-6.1}") || {
+	say "no ${DEMO_KERNEL:-6.1} kernel in /boot with headers in /lib/modules" >&2
 	exit 1
 }
 mkdir -p "$DEMO"
