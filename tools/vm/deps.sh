@@ -3,7 +3,7 @@
 # Idempotent: does nothing when every package is already present.
 set -euo pipefail
 
-PKGS="linux-source-6.1 linux-headers-amd64 linux-image-amd64
+PKGS="linux-source-6.1 linux-source-6.12 linux-headers-amd64 linux-image-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms qemu-system-x86
 busybox-static bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils
