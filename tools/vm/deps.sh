@@ -7,7 +7,7 @@ PKGS="linux-source-6.1 linux-source-6.12 linux-headers-amd64 linux-image-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms qemu-system-x86
 busybox-static bc flex bison libelf-dev libssl-dev dwarves cpio xz-utils
-kmod gcc make gcc-multilib python3 rsync perl gzip trinity groff-base file"
+kmod gcc make gcc-multilib python3 rsync perl gzip trinity groff-base file openssl"
 
 missing=""
 for p in $PKGS; do
