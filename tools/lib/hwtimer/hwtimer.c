@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer.c - libhwtimer's context: open, the calls of the API, and the
+ * device backend.
+ *
+ * Every operation, single or queued, is a struct hwtimer_batch_op run by
+ * the backend: the device takes the submission queue as its BATCH array,
+ * and a single call is a batch of one, so both paths give the same
+ * statuses. Expiries are read into the context's buffer in bulk and handed
+ * out from it one at a time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define HWT_DEV		"/dev/hwtimer"
+#define HWT_NEED	(HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME | \
+			 HWTIMER_FEATURE_BATCH)
+
+/* Why this thread's last hwtimer_open() failed. */
+static _Thread_local char open_error[200];
+
+uint64_t hwtimer__now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Record why an open failed; returns -@err. */
+static int open_failed(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(open_error, sizeof(open_error), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* ---- device backend ---- */
+
+static int dev_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
+		   unsigned int n)
+{
+	struct hwtimer_batch b;
+	unsigned int i, chunk;
+
+	while (n) {
+		chunk = n < HWTIMER_BATCH_MAX ? n : HWTIMER_BATCH_MAX;
+		memset(&b, 0, sizeof(b));
+		b.ops = (uintptr_t)ops;
+		b.count = chunk;
+		if (ioctl(h->fd, HWTIMER_IOC_BATCH, &b) && errno != EINTR)
+			goto err_rest;
+		/* A signal stops it between ops: the rest are passed again. */
+		ops += b.done;
+		n -= b.done;
+	}
+	return 0;
+
+err_rest:
+	for (i = 0; i < n; i++)
+		ops[i].status = -errno;
+	return -errno;
+}
+
+static int dev_read(struct hwtimer *h, struct hwtimer_event *evs,
+		    unsigned int max)
+{
+	ssize_t r = read(h->fd, evs, max * sizeof(*evs));
+
+	if (r < 0)
+		return -errno;
+	return r / sizeof(*evs);
+}
+
+static int dev_fd(struct hwtimer *h)
+{
+	return h->fd;
+}
+
+static int dev_set_eventfd(struct hwtimer *h, int efd)
+{
+	struct hwtimer_eventfd_req r = { .fd = efd };
+
+	return ioctl(h->fd, HWTIMER_IOC_SET_EVENTFD, &r) ? -errno : 0;
+}
+
+static void dev_close(struct hwtimer *h)
+{
+	close(h->fd);
+}
+
+const struct hwt_backend hwtimer__device = {
+	.name = "device",
+	.run = dev_run,
+	.read = dev_read,
+	.fd = dev_fd,
+	.set_eventfd = dev_set_eventfd,
+	.close = dev_close,
+};
+
+static bool dev_absent(int err)
+{
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EACCES || err == EPERM;
+}
+
+/*
+ * Open the device and shake hands. Return: 0; -ENODEV-like errnos from
+ * open() as they are (the caller may fall back); others after a message.
+ */
+static int dev_open(struct hwtimer *h)
+{
+	struct hwtimer_api api = { .api = HWTIMER_API, .features = HWT_NEED };
+	int err;
+
+	h->fd = open(HWT_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (h->fd < 0) {
+		err = errno;
+		return open_failed(err, "%s: %s%s", HWT_DEV, strerror(err),
+				   err == ENOENT || err == ENODEV || err == ENXIO ?
+				   " (is the hwtimer module loaded?)" : "");
+	}
+	if (ioctl(h->fd, HWTIMER_IOC_API, &api)) {
+		err = errno;
+		goto err_close;
+	}
+	if (api.event_size != sizeof(struct hwtimer_event)) {
+		err = EPROTO;
+		goto err_close;
+	}
+	h->be = &hwtimer__device;
+	h->features = api.features;
+	h->tick_ns = api.tick_ns;
+	return 0;
+
+err_close:
+	close(h->fd);
+	return open_failed(err, "%s: the module does not speak ABI %d with "
+			   "periodic, boottime and batch: %s", HWT_DEV,
+			   HWTIMER_API, strerror(err));
+}
+
+/* ---- the context ---- */
+
+HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
+			    unsigned int flags)
+{
+	struct hwtimer *h;
+	int r;
+
+	*hp = NULL;
+	if (flags & ~(HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD) ||
+	    flags == (HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD)) {
+		r = open_failed(EINVAL, "hwtimer_open: bad flags %#x", flags);
+		goto out;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		r = open_failed(ENOMEM, "hwtimer_open: %s", strerror(ENOMEM));
+		goto out;
+	}
+	h->sq_size = sq_entries ? sq_entries : HWTIMER_SQ_DEFAULT;
+	h->sq = calloc(h->sq_size, sizeof(*h->sq));
+	h->sq_res = calloc(h->sq_size, sizeof(*h->sq_res));
+	if (!h->sq || !h->sq_res) {
+		r = open_failed(ENOMEM, "hwtimer_open: %s", strerror(ENOMEM));
+		goto err_free;
+	}
+	r = -ENOENT;
+	if (!(flags & HWTIMER_OPEN_TIMERFD))
+		r = dev_open(h);
+	if (r && !(flags & HWTIMER_OPEN_DEVICE) && dev_absent(-r)) {
+		r = hwtimer__timerfd_init(h);
+		if (r)
+			open_failed(-r, "hwtimer_open: timerfd backend: %s",
+				    strerror(-r));
+	}
+	if (r)
+		goto err_free;
+	*hp = h;
+	return 0;
+
+err_free:
+	free(h->sq);
+	free(h->sq_res);
+	free(h);
+out:
+	errno = -r;
+	return r;
+}
+
+HWT_EXPORT const char *hwtimer_open_error(void)
+{
+	return open_error;
+}
+
+HWT_EXPORT void hwtimer_close(struct hwtimer *h)
+{
+	if (!h)
+		return;
+	h->be->close(h);
+	free(h->sq);
+	free(h->sq_res);
+	free(h);
+}
+
+HWT_EXPORT const char *hwtimer_backend(const struct hwtimer *h)
+{
+	return h->be->name;
+}
+
+HWT_EXPORT uint64_t hwtimer_features(const struct hwtimer *h)
+{
+	return h->features;
+}
+
+HWT_EXPORT uint64_t hwtimer_tick_ns(const struct hwtimer *h)
+{
+	return h->tick_ns;
+}
+
+HWT_EXPORT int hwtimer_fd(struct hwtimer *h)
+{
+	return h->be->fd(h);
+}
+
+HWT_EXPORT int hwtimer_set_eventfd(struct hwtimer *h, int efd)
+{
+	return h->be->set_eventfd(h, efd);
+}
+
+/* ---- operations ---- */
+
+/* Fill @op for an arm; -EINVAL for unknown flags. */
+static int make_arm(struct hwtimer_batch_op *op, uint64_t deadline_ns,
+		    uint64_t period_ns, unsigned int flags, uint64_t user_data)
+{
+	if (flags & ~(HWTIMER_TIMEOUT_ABS | HWTIMER_TIMEOUT_BOOTTIME))
+		return -EINVAL;
+	memset(op, 0, sizeof(*op));
+	op->op = HWTIMER_OP_ARM;
+	op->flags = flags & HWTIMER_TIMEOUT_ABS ? HWTIMER_ARM_ABS : 0;
+	op->cookie = user_data;
+	op->deadline_ns = deadline_ns;
+	op->period_ns = period_ns;
+	op->clock = flags & HWTIMER_TIMEOUT_BOOTTIME ? CLOCK_BOOTTIME :
+						       CLOCK_MONOTONIC;
+	return 0;
+}
+
+static void make_cancel(struct hwtimer_batch_op *op, uint64_t id)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = HWTIMER_OP_CANCEL;
+	op->id = id;
+}
+
+/* Fill @op for a modify; -EINVAL for unknown flags. */
+static int make_modify(struct hwtimer_batch_op *op, uint64_t id,
+		       uint64_t deadline_ns, unsigned int flags)
+{
+	if (flags & ~HWTIMER_TIMEOUT_ABS)
+		return -EINVAL;
+	memset(op, 0, sizeof(*op));
+	op->op = HWTIMER_OP_MODIFY;
+	op->flags = flags ? HWTIMER_ARM_ABS : 0;
+	op->id = id;
+	op->deadline_ns = deadline_ns;
+	return 0;
+}
+
+/* Run one op now. Return: its result (0 for an arm) or a negative errno. */
+static int run_one(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	int r = h->be->run(h, op, 1);
+
+	if (r)
+		return r;
+	return op->status ? op->status : (int)op->result;
+}
+
+HWT_EXPORT int hwtimer_arm(struct hwtimer *h, uint64_t deadline_ns,
+			   uint64_t period_ns, unsigned int flags,
+			   uint64_t user_data, uint64_t *id)
+{
+	struct hwtimer_batch_op op;
+	int r = make_arm(&op, deadline_ns, period_ns, flags, user_data);
+
+	if (!r)
+		r = run_one(h, &op);
+	if (!r && id)
+		*id = op.id;
+	return r;
+}
+
+HWT_EXPORT int hwtimer_cancel(struct hwtimer *h, uint64_t id)
+{
+	struct hwtimer_batch_op op;
+
+	make_cancel(&op, id);
+	return run_one(h, &op);
+}
+
+HWT_EXPORT int hwtimer_modify(struct hwtimer *h, uint64_t id,
+			      uint64_t deadline_ns, unsigned int flags)
+{
+	struct hwtimer_batch_op op;
+	int r = make_modify(&op, id, deadline_ns, flags);
+
+	return r ? r : run_one(h, &op);
+}
+
+/* ---- submission queue ---- */
+
+/* Queue @op with @res, submitting a full queue first. */
+static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
+		   struct hwtimer_result *res)
+{
+	int r;
+
+	if (h->sq_len == h->sq_size) {
+		r = hwtimer_submit(h);
+		if (r < 0)
+			return r;
+	}
+	h->sq[h->sq_len] = *op;
+	h->sq_res[h->sq_len] = res;
+	h->sq_len++;
+	return 0;
+}
+
+HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, uint64_t deadline_ns,
+				uint64_t period_ns, unsigned int flags,
+				uint64_t user_data, struct hwtimer_result *res)
+{
+	struct hwtimer_batch_op op;
+	int r = make_arm(&op, deadline_ns, period_ns, flags, user_data);
+
+	return r ? r : sq_push(h, &op, res);
+}
+
+HWT_EXPORT int hwtimer_prep_cancel(struct hwtimer *h, uint64_t id,
+				   struct hwtimer_result *res)
+{
+	struct hwtimer_batch_op op;
+
+	make_cancel(&op, id);
+	return sq_push(h, &op, res);
+}
+
+HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
+				   uint64_t deadline_ns, unsigned int flags,
+				   struct hwtimer_result *res)
+{
+	struct hwtimer_batch_op op;
+	int r = make_modify(&op, id, deadline_ns, flags);
+
+	return r ? r : sq_push(h, &op, res);
+}
+
+HWT_EXPORT unsigned int hwtimer_sq_ready(const struct hwtimer *h)
+{
+	return h->sq_len;
+}
+
+HWT_EXPORT int hwtimer_submit(struct hwtimer *h)
+{
+	unsigned int i, n = h->sq_len;
+	int r, failed = 0;
+
+	h->sq_len = 0;
+	r = n ? h->be->run(h, h->sq, n) : 0;
+	for (i = 0; i < n; i++) {
+		struct hwtimer_result *res = h->sq_res[i];
+
+		failed += h->sq[i].status != 0;
+		if (!res)
+			continue;
+		res->id = h->sq[i].id;
+		res->status = h->sq[i].status;
+		res->result = h->sq[i].result;
+	}
+	return r ? r : failed;
+}
+
+/* ---- completions ---- */
+
+/* Refill an empty buffer. Return: 0, -EAGAIN or another negative errno. */
+static int cq_fill(struct hwtimer *h)
+{
+	int r;
+
+	if (h->cq_head < h->cq_tail)
+		return 0;
+	r = h->be->read(h, h->cq, HWT_CQ_SIZE);
+	if (r < 0)
+		return r;
+	h->cq_head = 0;
+	h->cq_tail = r;
+	return r ? 0 : -EAGAIN;
+}
+
+HWT_EXPORT int hwtimer_peek(struct hwtimer *h, const struct hwtimer_event **ev)
+{
+	int r = cq_fill(h);
+
+	if (r)
+		return r;
+	*ev = &h->cq[h->cq_head];
+	return 0;
+}
+
+HWT_EXPORT void hwtimer_seen(struct hwtimer *h)
+{
+	if (h->cq_head < h->cq_tail)
+		h->cq_head++;
+}
+
+/* Poll @fd until readable or @until (0: no limit) on CLOCK_MONOTONIC. */
+static int wait_readable(int fd, uint64_t until)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec ts, *tsp = NULL;
+	uint64_t now;
+	int r;
+
+	if (until) {
+		now = hwtimer__now(CLOCK_MONOTONIC);
+		if (now >= until)
+			return -ETIME;
+		ts.tv_sec = (until - now) / 1000000000ULL;
+		ts.tv_nsec = (until - now) % 1000000000ULL;
+		tsp = &ts;
+	}
+	r = ppoll(&pfd, 1, tsp, NULL);
+	if (r < 0)
+		return -errno;
+	return r ? 0 : -ETIME;
+}
+
+HWT_EXPORT int hwtimer_wait(struct hwtimer *h, const struct hwtimer_event **ev,
+			    int64_t timeout_ns)
+{
+	uint64_t until = 0;
+	int r;
+
+	if (timeout_ns >= 0)
+		until = hwtimer__now(CLOCK_MONOTONIC) + timeout_ns + !timeout_ns;
+	for (;;) {
+		r = hwtimer_peek(h, ev);
+		if (r != -EAGAIN)
+			return r;
+		/* Readable but taken by another process sharing it: wait on. */
+		r = wait_readable(hwtimer_fd(h), until);
+		if (r)
+			return r;
+	}
+}

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * <hwtimer/hwtimer.h> - libhwtimer, timeouts served by /dev/hwtimer.
+ *
+ * A context (struct hwtimer) arms any number of timeouts and hands their
+ * expiries back one by one. It runs on one of two backends:
+ *
+ *	"device"	/dev/hwtimer, the hwtimer kernel module (hwtimer(4))
+ *	"timerfd"	a userspace heap of deadlines per clock on two
+ *			timerfds, when the device is missing or when asked for
+ *
+ * so a program can depend on the library whether or not the module is
+ * loaded. Both backends give the same results for the same calls: a
+ * timeout never expires before its deadline, and cancel, modify, batch
+ * statuses and overruns follow hwtimer(4). What differs is listed at each
+ * function (eventfd, fork).
+ *
+ * Expiries are the kernel's own records, struct hwtimer_event from
+ * <linux/hwtimer.h>: @cookie is the user data given at arm time, and the
+ * helpers at the end of this file read the rest.
+ *
+ * Errors: functions return 0 (or a count) on success and a negative errno
+ * on failure, as liburing does; errno is not set, except by hwtimer_open().
+ *
+ * Threads: a context is used by one thread at a time unless a function
+ * says otherwise; different contexts are independent. A program that
+ * shares a context between threads serialises the calls itself.
+ */
+#ifndef HWTIMER_HWTIMER_H
+#define HWTIMER_HWTIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/hwtimer.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A context: opaque, from hwtimer_open(). */
+struct hwtimer;
+
+/* Flags of hwtimer_open(); neither means the device if present, else timerfd. */
+#define HWTIMER_OPEN_DEVICE	(1U << 0)	/* the device or fail */
+#define HWTIMER_OPEN_TIMERFD	(1U << 1)	/* the timerfd backend only */
+
+/* Flags of a timeout (arm, modify and their prep_ forms). */
+#define HWTIMER_TIMEOUT_ABS	 (1U << 0)	/* deadline absolute on the clock */
+#define HWTIMER_TIMEOUT_BOOTTIME (1U << 1)	/* CLOCK_BOOTTIME, else MONOTONIC;
+						 * arm only
+						 */
+
+/* Entries of the submission queue when hwtimer_open() is given 0. */
+#define HWTIMER_SQ_DEFAULT	1024
+
+/* Tick and shortest period of the timerfd backend (the device's default). */
+#define HWTIMER_TIMERFD_TICK_NS	1000000ULL
+
+/*
+ * Where hwtimer_submit() writes the outcome of one queued operation; the
+ * caller owns it and keeps it valid until the operation is submitted.
+ */
+struct hwtimer_result {
+	uint64_t id;		/* arm: the new id (0 on failure); else the target */
+	int32_t status;		/* 0, or the -errno the single call would give */
+	uint32_t result;	/* HWTIMER_RESULT_* of cancel and modify, else 0 */
+};
+
+/**
+ * hwtimer_open() - create a context
+ * @hp: where to store the context
+ * @sq_entries: size of the submission queue, 0 for %HWTIMER_SQ_DEFAULT
+ * @flags: 0, %HWTIMER_OPEN_DEVICE or %HWTIMER_OPEN_TIMERFD
+ *
+ * With no flag, opens /dev/hwtimer and does the version and feature
+ * handshake; when the device is missing or not accessible (ENOENT, ENODEV,
+ * ENXIO, EACCES, EPERM) the timerfd backend is used instead. A device that
+ * is present but answers the handshake with another ABI is an error, not a
+ * reason to fall back. File descriptors are opened close-on-exec.
+ *
+ * Thread-safety: any thread, any time.
+ * Return: 0, or a negative errno (also stored in errno); the reason in
+ * words is then in hwtimer_open_error().
+ */
+int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
+		 unsigned int flags);
+
+/**
+ * hwtimer_open_error() - why this thread's last hwtimer_open() failed
+ *
+ * A sentence such as "/dev/hwtimer: No such file or directory (is the
+ * hwtimer module loaded?)". Kept per thread until its next failing open.
+ * Return: the message, "" if no open of this thread has failed.
+ */
+const char *hwtimer_open_error(void);
+
+/**
+ * hwtimer_close() - cancel every timeout of @h (in this process) and free it
+ * @h: the context; NULL does nothing
+ *
+ * Operations still queued are dropped unsubmitted. Ids of @h match nothing
+ * in any context opened later (-ENOENT), on both backends. On the device,
+ * a context shared with another process (fork, SCM_RIGHTS) lives on until
+ * the last process closes it.
+ */
+void hwtimer_close(struct hwtimer *h);
+
+/**
+ * hwtimer_backend() - which backend serves @h
+ * Return: "device" or "timerfd". Thread-safety: any thread.
+ */
+const char *hwtimer_backend(const struct hwtimer *h);
+
+/**
+ * hwtimer_features() - what @h supports
+ * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>. The timerfd
+ * backend has all but %HWTIMER_FEATURE_EVENTFD. Thread-safety: any thread.
+ */
+uint64_t hwtimer_features(const struct hwtimer *h);
+
+/**
+ * hwtimer_tick_ns() - granularity of @h, which is also its shortest period
+ * Return: the module's tick, or %HWTIMER_TIMERFD_TICK_NS. Any thread.
+ */
+uint64_t hwtimer_tick_ns(const struct hwtimer *h);
+
+/**
+ * hwtimer_fd() - a file descriptor that polls readable when expiries wait
+ * @h: the context
+ *
+ * For poll(2)/epoll(7); do not read it or change its flags. It says only
+ * that expiries wait outside the context's buffer: once it is readable,
+ * take expiries with hwtimer_peek() until -EAGAIN before waiting on it
+ * again. On the timerfd backend it is an epoll fd, and a child of fork()
+ * gets a new one at its first call on the context (see "Fork" below).
+ * Return: the fd, owned by @h.
+ */
+int hwtimer_fd(struct hwtimer *h);
+
+/**
+ * hwtimer_set_eventfd() - add 1 to eventfd @efd at every expiry
+ * @h: the context
+ * @efd: an eventfd, or -1 to stop
+ *
+ * Return: 0; -EOPNOTSUPP on the timerfd backend (no kernel object there
+ * can signal an eventfd by itself: poll hwtimer_fd() instead); -EBADF,
+ * -EINVAL as hwtimer(4) says.
+ */
+int hwtimer_set_eventfd(struct hwtimer *h, int efd);
+
+/**
+ * hwtimer_arm() - arm one timeout now
+ * @h: the context
+ * @deadline_ns: first expiry: relative to now, or absolute on the clock
+ *	with %HWTIMER_TIMEOUT_ABS; past deadlines expire at once, and any
+ *	value up to UINT64_MAX is honoured without wrapping
+ * @period_ns: 0 for a one-shot, else the period, at least hwtimer_tick_ns()
+ * @flags: %HWTIMER_TIMEOUT_ABS, %HWTIMER_TIMEOUT_BOOTTIME
+ * @user_data: returned in every expiry as its cookie (a pointer: (uintptr_t))
+ * @id: where to store the timeout's id, never 0; may be NULL
+ *
+ * Operations waiting in the submission queue are not flushed first.
+ * Return: 0; -EINVAL (flags, period), -ENOSPC, -EDQUOT, -ENOMEM.
+ */
+int hwtimer_arm(struct hwtimer *h, uint64_t deadline_ns, uint64_t period_ns,
+		unsigned int flags, uint64_t user_data, uint64_t *id);
+
+/**
+ * hwtimer_cancel() - stop a timeout before it expires
+ * @h: the context
+ * @id: from arm
+ *
+ * Expiries already waiting to be taken stay; a periodic timeout's waiting
+ * expiry then carries %HWTIMER_EVENT_LAST.
+ * Return: %HWTIMER_RESULT_CANCELLED (it will not expire), or
+ * %HWTIMER_RESULT_FIRED (a one-shot that expired: its expiry waits or is
+ * about to, nothing changed); -ENOENT for an id that is unknown, of
+ * another context, cancelled, or whose last expiry was taken (into the
+ * context's buffer, by hwtimer_peek() or hwtimer_wait(), even if not seen).
+ */
+int hwtimer_cancel(struct hwtimer *h, uint64_t id);
+
+/**
+ * hwtimer_modify() - move a timeout's next expiry
+ * @h: the context
+ * @id: from arm
+ * @deadline_ns: relative, or absolute with %HWTIMER_TIMEOUT_ABS
+ * @flags: 0 or %HWTIMER_TIMEOUT_ABS (the clock is the timeout's own)
+ *
+ * A periodic timeout keeps its period, counted from the new deadline.
+ * Return: %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED (a one-shot
+ * that expired, nothing changed); -ENOENT as for hwtimer_cancel(),
+ * -EINVAL for flags.
+ */
+int hwtimer_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
+		   unsigned int flags);
+
+/**
+ * hwtimer_prep_arm() - queue an arm for the next hwtimer_submit()
+ * @h: the context
+ * @deadline_ns, @period_ns, @flags, @user_data: as hwtimer_arm()
+ * @res: where submit writes the outcome and the id, or NULL
+ *
+ * A full queue is submitted first (its results written as usual), so a
+ * prep never fails for lack of room.
+ * Return: 0; -EINVAL for unknown flags (nothing queued); an error of the
+ * automatic submit (the op is then not queued either).
+ */
+int hwtimer_prep_arm(struct hwtimer *h, uint64_t deadline_ns,
+		     uint64_t period_ns, unsigned int flags, uint64_t user_data,
+		     struct hwtimer_result *res);
+
+/**
+ * hwtimer_prep_cancel() - queue a cancel; see hwtimer_prep_arm()
+ * Return: as hwtimer_prep_arm(); the op's own outcome is in @res.
+ */
+int hwtimer_prep_cancel(struct hwtimer *h, uint64_t id,
+			struct hwtimer_result *res);
+
+/**
+ * hwtimer_prep_modify() - queue a modify; see hwtimer_prep_arm()
+ * Return: as hwtimer_prep_arm(); the op's own outcome is in @res.
+ */
+int hwtimer_prep_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
+			unsigned int flags, struct hwtimer_result *res);
+
+/**
+ * hwtimer_sq_ready() - operations queued and not yet submitted
+ * Return: the count.
+ */
+unsigned int hwtimer_sq_ready(const struct hwtimer *h);
+
+/**
+ * hwtimer_submit() - run the queued operations, in order
+ * @h: the context
+ *
+ * The device gets them in one HWTIMER_IOC_BATCH per HWTIMER_BATCH_MAX ops;
+ * each op's outcome goes to its struct hwtimer_result. One op failing does
+ * not stop the others. A signal interrupting the batch does not lose ops:
+ * the rest are passed again.
+ * Return: the number of ops that failed (status != 0), 0 if none; a
+ * negative errno if the batch call itself failed (the ops not run then
+ * get that status too).
+ */
+int hwtimer_submit(struct hwtimer *h);
+
+/**
+ * hwtimer_peek() - the next expiry, without waiting
+ * @h: the context
+ * @ev: where to store a pointer to it, valid until hwtimer_seen() or the
+ *	next call that takes expiries
+ *
+ * Expiries are read in bulk into the context's buffer and handed out from
+ * there. The same expiry is returned until hwtimer_seen().
+ * Return: 0; -EAGAIN if none is due.
+ */
+int hwtimer_peek(struct hwtimer *h, const struct hwtimer_event **ev);
+
+/**
+ * hwtimer_wait() - the next expiry, waiting up to @timeout_ns for one
+ * @h: the context
+ * @ev: as hwtimer_peek()
+ * @timeout_ns: most nanoseconds to wait; negative waits without limit
+ *
+ * Return: 0; -ETIME when @timeout_ns passed; -EINTR when a signal handler
+ * ran while waiting, with or without SA_RESTART (as poll(2)): the caller
+ * decides whether to wait again.
+ */
+int hwtimer_wait(struct hwtimer *h, const struct hwtimer_event **ev,
+		 int64_t timeout_ns);
+
+/**
+ * hwtimer_seen() - done with the expiry hwtimer_peek/wait() returned
+ * @h: the context
+ */
+void hwtimer_seen(struct hwtimer *h);
+
+/*
+ * Fork. On the device the context is shared, as any fd is: a timeout
+ * expires once, and whichever process takes its expiry gets it; ids are
+ * valid in both. Expiries already in the context's buffer at fork() are in
+ * both copies of it. On the timerfd backend the context is copied: each
+ * process has its own timeouts from then on; those pending at fork()
+ * expire in both, a cancel or arm in one is not seen by the other, and
+ * the child's first call on the context gives it its own timerfds (and a
+ * new hwtimer_fd()).
+ */
+
+/* Lateness of expiry @ev: how long after its deadline it was served. */
+static inline uint64_t hwtimer_event_late_ns(const struct hwtimer_event *ev)
+{
+	return ev->fire_ns - ev->deadline_ns;
+}
+
+/* Whether @ev is the last expiry of its timeout: its id is now unknown. */
+static inline bool hwtimer_event_last(const struct hwtimer_event *ev)
+{
+	return ev->flags & HWTIMER_EVENT_LAST;
+}
+
+/* The user data of @ev as the pointer it was armed with. */
+static inline void *hwtimer_event_ptr(const struct hwtimer_event *ev)
+{
+	return (void *)(uintptr_t)ev->cookie;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWTIMER_HWTIMER_H */

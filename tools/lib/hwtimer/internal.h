@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * internal.h - what the context and its two backends share.
+ *
+ * A backend runs operations given as struct hwtimer_batch_op (the ABI's
+ * own batch op, so the device takes the submission queue as it is) and
+ * fills the context's completion buffer with struct hwtimer_event.
+ */
+#ifndef HWTIMER_INTERNAL_H
+#define HWTIMER_INTERNAL_H
+
+#include <hwtimer/hwtimer.h>
+
+#define HWT_EXPORT	__attribute__((visibility("default")))
+
+/* Records the context's buffer takes per read: 12 KiB. */
+#define HWT_CQ_SIZE	256
+
+struct hwt_fb;
+
+/**
+ * struct hwt_backend - operations of one backend
+ * @name: what hwtimer_backend() returns
+ * @run: run @n ops in order, each written back (status, result, id);
+ *	0, or a negative errno when the call itself failed: ops from the
+ *	first one not run carry that errno
+ * @read: up to @max due records into @evs; their count, or -EAGAIN
+ * @fd: the pollable fd, made current in a child after fork()
+ * @set_eventfd: as hwtimer_set_eventfd()
+ * @close: release the backend's state and fds
+ */
+struct hwt_backend {
+	const char *name;
+	int (*run)(struct hwtimer *h, struct hwtimer_batch_op *ops,
+		   unsigned int n);
+	int (*read)(struct hwtimer *h, struct hwtimer_event *evs,
+		    unsigned int max);
+	int (*fd)(struct hwtimer *h);
+	int (*set_eventfd)(struct hwtimer *h, int efd);
+	void (*close)(struct hwtimer *h);
+};
+
+/**
+ * struct hwtimer - a context
+ * @be: its backend
+ * @fd: the device, or the timerfd backend's epoll fd
+ * @features: HWTIMER_FEATURE_* bits
+ * @tick_ns: tick and shortest period
+ * @fb: the timerfd backend's state, NULL on the device
+ * @sq: queued ops, not yet submitted
+ * @sq_res: where each queued op's outcome goes (NULL: nowhere)
+ * @sq_len: ops queued
+ * @sq_size: room in @sq and @sq_res
+ * @cq_head: next record of @cq to hand out
+ * @cq_tail: end of the records in @cq
+ * @cq: records taken from the backend, handed out one by one
+ */
+struct hwtimer {
+	const struct hwt_backend *be;
+	int fd;
+	uint64_t features;
+	uint64_t tick_ns;
+	struct hwt_fb *fb;
+	struct hwtimer_batch_op *sq;
+	struct hwtimer_result **sq_res;
+	unsigned int sq_len;
+	unsigned int sq_size;
+	unsigned int cq_head;
+	unsigned int cq_tail;
+	struct hwtimer_event cq[HWT_CQ_SIZE];
+};
+
+extern const struct hwt_backend hwtimer__device;
+extern const struct hwt_backend hwtimer__timerfd;
+
+/* Set up @h on the timerfd backend: 0 or a negative errno. */
+int hwtimer__timerfd_init(struct hwtimer *h);
+
+/* Now on @clock in ns. */
+uint64_t hwtimer__now(clockid_t clock);
+
+#endif /* HWTIMER_INTERNAL_H */

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timerfd.c - libhwtimer's backend for when /dev/hwtimer is missing.
+ *
+ * The same model as the device (chardev/hwtimer_chardev.c) in one
+ * process: a table of timeouts found by id, a min-heap of deadlines per
+ * clock, each heap's earliest deadline on a timerfd of that clock, and a
+ * FIFO of timeouts whose record waits to be read. Both timerfds sit in one
+ * epoll fd, which hwtimer_fd() returns.
+ *
+ * Nothing expires by itself: every call first serves the deadlines that
+ * clock_gettime() says have passed, so a timeout is never served before
+ * its deadline, and a record's fire time is the clock read that served it.
+ * Records follow hwtimer(4): a one-shot's record is its last; a periodic
+ * timeout whose record is unread stops, and the read that takes the record
+ * counts the periods that passed meanwhile as overruns and arms it for the
+ * next one. Cancel and modify of a due but unserved timeout serve it first,
+ * so they answer as the device, whose wheel would have fired it.
+ *
+ * Ids are built like the device's: a context tag (20 bits, from a counter
+ * shared by the process), the slot's generation (20) and its index (24);
+ * free slots are reused oldest first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define NONE		UINT32_MAX
+#define IDX_BITS	24
+#define GEN_BITS	20
+#define TAG_SHIFT	(IDX_BITS + GEN_BITS)
+#define GEN_MASK	((1U << GEN_BITS) - 1)
+#define IDX_MASK	((1U << IDX_BITS) - 1)
+/* Most live timeouts of a context: the device's default ctx_max_pending. */
+#define FB_MAX_LIVE	262144U
+
+/* Clocks by index: each has its heap and timerfd. */
+static const clockid_t fb_clocks[2] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME };
+
+/* Tags of contexts of this process; a tag is never 0. */
+static atomic_uint fb_tags;
+
+/**
+ * struct fb_timer - a timeout, or a free slot
+ * @cookie: user data
+ * @deadline: next expiry, absolute, while on the heap
+ * @period: 0 for a one-shot
+ * @rec_deadline: record: deadline of the latest expiry it covers
+ * @rec_fire: record: when that expiry was served
+ * @rec_overruns: record: expiries folded in since it was last read
+ * @gen: the slot's generation
+ * @next: next in the free list or the record FIFO
+ * @hidx: index in its clock's heap, NONE when not on it
+ * @ci: index of its clock in fb_clocks
+ * @used: the slot holds a timeout (linked, or its record waits)
+ * @linked: its id matches (until cancel, or its last record is read)
+ * @fired: a one-shot that expired
+ * @queued: its record waits in the FIFO
+ * @dormant: a periodic stopped until its record is read
+ */
+struct fb_timer {
+	uint64_t cookie;
+	uint64_t deadline;
+	uint64_t period;
+	uint64_t rec_deadline;
+	uint64_t rec_fire;
+	uint64_t rec_overruns;
+	uint32_t gen;
+	uint32_t next;
+	uint32_t hidx;
+	uint8_t ci;
+	bool used;
+	bool linked;
+	bool fired;
+	bool queued;
+	bool dormant;
+};
+
+/**
+ * struct fb_heap - min-heap of slot indexes by deadline
+ * @slot: the heap
+ * @len: entries in it
+ * @cap: room in @slot
+ */
+struct fb_heap {
+	uint32_t *slot;
+	uint32_t len;
+	uint32_t cap;
+};
+
+/**
+ * struct hwt_fb - state of the timerfd backend
+ * @t: the table of timeouts
+ * @nslots: slots in use or free in @t
+ * @cap: room in @t
+ * @free_head: oldest free slot, NONE if none
+ * @free_tail: newest free slot
+ * @ev_head: first timeout whose record waits, NONE if none
+ * @ev_tail: last one
+ * @live: slots used
+ * @tag: the context's tag, shifted into place
+ * @heap: deadlines per clock
+ * @tfd: a timerfd per clock
+ * @armed_at: deadline its timerfd is set to, 0 when not set
+ * @pid: process that owns @tfd and the epoll fd (see fb_enter())
+ */
+struct hwt_fb {
+	struct fb_timer *t;
+	uint32_t nslots;
+	uint32_t cap;
+	uint32_t free_head;
+	uint32_t free_tail;
+	uint32_t ev_head;
+	uint32_t ev_tail;
+	uint32_t live;
+	uint64_t tag;
+	struct fb_heap heap[2];
+	int tfd[2];
+	uint64_t armed_at[2];
+	pid_t pid;
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* ---- heap ---- */
+
+static bool heap_less(struct hwt_fb *fb, uint32_t a, uint32_t b)
+{
+	return fb->t[a].deadline < fb->t[b].deadline;
+}
+
+static void heap_set(struct hwt_fb *fb, struct fb_heap *hp, uint32_t i,
+		     uint32_t s)
+{
+	hp->slot[i] = s;
+	fb->t[s].hidx = i;
+}
+
+static void sift_up(struct hwt_fb *fb, struct fb_heap *hp, uint32_t i)
+{
+	uint32_t s = hp->slot[i];
+
+	while (i && heap_less(fb, s, hp->slot[(i - 1) / 2])) {
+		heap_set(fb, hp, i, hp->slot[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(fb, hp, i, s);
+}
+
+static void sift_down(struct hwt_fb *fb, struct fb_heap *hp, uint32_t i)
+{
+	uint32_t s = hp->slot[i], c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= hp->len)
+			break;
+		if (c + 1 < hp->len && heap_less(fb, hp->slot[c + 1], hp->slot[c]))
+			c++;
+		if (!heap_less(fb, hp->slot[c], s))
+			break;
+		heap_set(fb, hp, i, hp->slot[c]);
+		i = c;
+	}
+	heap_set(fb, hp, i, s);
+}
+
+static int heap_push(struct hwt_fb *fb, uint32_t s)
+{
+	struct fb_heap *hp = &fb->heap[fb->t[s].ci];
+	uint32_t *n;
+
+	if (hp->len == hp->cap) {
+		n = realloc(hp->slot, (hp->cap ? 2 * hp->cap : 64) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		hp->slot = n;
+		hp->cap = hp->cap ? 2 * hp->cap : 64;
+	}
+	hp->slot[hp->len++] = s;
+	sift_up(fb, hp, hp->len - 1);
+	return 0;
+}
+
+static void heap_remove(struct hwt_fb *fb, uint32_t s)
+{
+	struct fb_heap *hp = &fb->heap[fb->t[s].ci];
+	uint32_t i = fb->t[s].hidx, moved;
+
+	fb->t[s].hidx = NONE;
+	if (i == --hp->len)
+		return;
+	moved = hp->slot[hp->len];
+	heap_set(fb, hp, i, moved);
+	sift_down(fb, hp, i);
+	sift_up(fb, hp, fb->t[moved].hidx);
+}
+
+/* ---- table ---- */
+
+static uint64_t slot_id(struct hwt_fb *fb, uint32_t s)
+{
+	return fb->tag | (uint64_t)fb->t[s].gen << IDX_BITS | s;
+}
+
+static struct fb_timer *lookup(struct hwt_fb *fb, uint64_t id, uint32_t *s)
+{
+	*s = id & IDX_MASK;
+	if (*s >= fb->nslots || !fb->t[*s].linked || slot_id(fb, *s) != id)
+		return NULL;
+	return &fb->t[*s];
+}
+
+/* A free slot, oldest first, or a new one; NONE without memory. */
+static uint32_t slot_alloc(struct hwt_fb *fb)
+{
+	struct fb_timer *n;
+	uint32_t s = fb->free_head;
+
+	if (s != NONE) {
+		fb->free_head = fb->t[s].next;
+	} else {
+		if (fb->nslots == fb->cap) {
+			n = realloc(fb->t, (fb->cap ? 2 * fb->cap : 64) * sizeof(*n));
+			if (!n)
+				return NONE;
+			fb->t = n;
+			fb->cap = fb->cap ? 2 * fb->cap : 64;
+		}
+		s = fb->nslots++;
+		fb->t[s].gen = 0;
+	}
+	fb->live++;
+	return s;
+}
+
+static void slot_free(struct hwt_fb *fb, uint32_t s)
+{
+	struct fb_timer *t = &fb->t[s];
+
+	t->used = false;
+	t->gen = (t->gen + 1) & GEN_MASK;
+	t->next = NONE;
+	if (fb->free_head == NONE)
+		fb->free_head = s;
+	else
+		fb->t[fb->free_tail].next = s;
+	fb->free_tail = s;
+	fb->live--;
+}
+
+/* The id no longer matches; the slot goes once no record waits. */
+static void unlink_timer(struct hwt_fb *fb, uint32_t s)
+{
+	fb->t[s].linked = false;
+	if (!fb->t[s].queued)
+		slot_free(fb, s);
+}
+
+/* ---- expiries ---- */
+
+/* Serve timeout @s, off its heap, at @now (not before its deadline). */
+static void fire(struct hwt_fb *fb, uint32_t s, uint64_t now)
+{
+	struct fb_timer *t = &fb->t[s];
+	uint64_t k;
+
+	t->rec_fire = now;
+	if (t->period) {
+		/* Periods that also passed, as the wheel's overrun count. */
+		k = (now - t->deadline) / t->period;
+		t->rec_deadline = t->deadline + k * t->period;
+		t->rec_overruns = t->queued ? t->rec_overruns + 1 + k : k;
+		t->dormant = true;
+	} else {
+		t->rec_deadline = t->deadline;
+		t->fired = true;
+	}
+	if (t->queued)
+		return;
+	t->queued = true;
+	t->next = NONE;
+	if (fb->ev_head == NONE)
+		fb->ev_head = s;
+	else
+		fb->t[fb->ev_tail].next = s;
+	fb->ev_tail = s;
+}
+
+/* Serve @s now if its deadline passed, as the device would have. */
+static void serve_if_due(struct hwt_fb *fb, uint32_t s)
+{
+	struct fb_timer *t = &fb->t[s];
+	uint64_t now;
+
+	if (t->hidx == NONE)
+		return;
+	now = hwtimer__now(fb_clocks[t->ci]);
+	if (t->deadline > now)
+		return;
+	heap_remove(fb, s);
+	fire(fb, s, now);
+}
+
+static int tfd_set(struct hwt_fb *fb, unsigned int ci, uint64_t at)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = at / 1000000000ULL;
+	its.it_value.tv_nsec = at % 1000000000ULL;
+	if (timerfd_settime(fb->tfd[ci], TFD_TIMER_ABSTIME, &its, NULL))
+		return -errno;
+	fb->armed_at[ci] = at;
+	return 0;
+}
+
+/*
+ * Point clock @ci's timerfd at its earliest deadline if it is set later or
+ * not at all. A timerfd that went off (@stale) is set again or disarmed,
+ * which also clears its readiness.
+ */
+static void tfd_sync(struct hwt_fb *fb, unsigned int ci, bool stale)
+{
+	struct fb_heap *hp = &fb->heap[ci];
+	uint64_t min;
+
+	if (!hp->len) {
+		if (stale)
+			tfd_set(fb, ci, 0);
+		return;
+	}
+	min = fb->t[hp->slot[0]].deadline;
+	if (!min)
+		min = 1;	/* 0 would disarm it */
+	if (!fb->armed_at[ci] || min < fb->armed_at[ci])
+		tfd_set(fb, ci, min);
+}
+
+/* Serve every deadline of clock @ci that has passed. */
+static void serve_due(struct hwt_fb *fb, unsigned int ci)
+{
+	struct fb_heap *hp = &fb->heap[ci];
+	bool stale = false;
+	uint64_t now;
+	uint32_t s;
+
+	if (!hp->len && !fb->armed_at[ci])
+		return;
+	now = hwtimer__now(fb_clocks[ci]);
+	if (fb->armed_at[ci] && fb->armed_at[ci] <= now) {
+		fb->armed_at[ci] = 0;
+		stale = true;
+	}
+	while (hp->len && fb->t[hp->slot[0]].deadline <= now) {
+		s = hp->slot[0];
+		heap_remove(fb, s);
+		fire(fb, s, now);
+	}
+	tfd_sync(fb, ci, stale);
+}
+
+/* ---- setup, and fork ---- */
+
+static int fds_open(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+	struct epoll_event ev = { .events = EPOLLIN };
+	unsigned int ci;
+
+	h->fd = epoll_create1(EPOLL_CLOEXEC);
+	if (h->fd < 0)
+		return -errno;
+	for (ci = 0; ci < 2; ci++) {
+		fb->armed_at[ci] = 0;
+		fb->tfd[ci] = timerfd_create(fb_clocks[ci],
+					     TFD_CLOEXEC | TFD_NONBLOCK);
+		if (fb->tfd[ci] < 0)
+			return -errno;
+		if (epoll_ctl(h->fd, EPOLL_CTL_ADD, fb->tfd[ci], &ev))
+			return -errno;
+	}
+	fb->pid = getpid();
+	return 0;
+}
+
+static void fds_close(struct hwtimer *h)
+{
+	unsigned int ci;
+
+	for (ci = 0; ci < 2; ci++)
+		if (h->fb->tfd[ci] >= 0)
+			close(h->fb->tfd[ci]);
+	if (h->fd >= 0)
+		close(h->fd);
+}
+
+/*
+ * Every entry starts here. A child of fork() shares the parent's timerfds,
+ * which each would set for its own copy of the heaps: the child's first
+ * call gives it fds of its own. Then the deadlines that passed are served.
+ */
+static int fb_enter(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+	unsigned int ci;
+	int r;
+
+	if (fb->pid != getpid()) {
+		fds_close(h);
+		h->fd = fb->tfd[0] = fb->tfd[1] = -1;
+		r = fds_open(h);
+		if (r)
+			return r;
+	}
+	for (ci = 0; ci < 2; ci++)
+		serve_due(fb, ci);
+	return 0;
+}
+
+int hwtimer__timerfd_init(struct hwtimer *h)
+{
+	struct hwt_fb *fb = calloc(1, sizeof(*fb));
+	uint64_t tag;
+	int r;
+
+	if (!fb)
+		return -ENOMEM;
+	h->fb = fb;
+	h->be = &hwtimer__timerfd;
+	h->fd = fb->tfd[0] = fb->tfd[1] = -1;
+	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
+	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
+		      HWTIMER_FEATURE_BATCH;
+	fb->free_head = fb->ev_head = NONE;
+	tag = atomic_fetch_add(&fb_tags, 1) % ((1U << 20) - 1) + 1;
+	fb->tag = tag << TAG_SHIFT;
+	r = fds_open(h);
+	if (r) {
+		fds_close(h);
+		free(fb);
+		h->fb = NULL;
+	}
+	return r;
+}
+
+/* ---- operations ---- */
+
+static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_fb *fb = h->fb;
+	struct fb_timer *t;
+	uint32_t s, gen;
+	uint8_t ci;
+
+	if (op->flags & ~HWTIMER_ARM_ABS)
+		return -EINVAL;
+	if (op->clock == CLOCK_MONOTONIC)
+		ci = 0;
+	else if (op->clock == CLOCK_BOOTTIME)
+		ci = 1;
+	else
+		return -EINVAL;
+	if (op->period_ns && op->period_ns < h->tick_ns)
+		return -EINVAL;
+	if (fb->live >= FB_MAX_LIVE)
+		return -ENOSPC;
+	s = slot_alloc(fb);
+	if (s == NONE)
+		return -ENOMEM;
+	t = &fb->t[s];
+	gen = t->gen;
+	memset(t, 0, sizeof(*t));
+	t->gen = gen;
+	t->cookie = op->cookie;
+	t->period = op->period_ns;
+	t->deadline = op->deadline_ns;
+	if (!(op->flags & HWTIMER_ARM_ABS))
+		t->deadline = add_sat(hwtimer__now(fb_clocks[ci]), op->deadline_ns);
+	t->ci = ci;
+	t->hidx = NONE;
+	t->used = t->linked = true;
+	if (heap_push(fb, s)) {
+		slot_free(fb, s);
+		return -ENOMEM;
+	}
+	op->id = slot_id(fb, s);
+	return 0;
+}
+
+static int op_cancel(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_fb *fb = h->fb;
+	struct fb_timer *t;
+	uint32_t s;
+
+	if (op->flags || op->cookie || op->deadline_ns || op->period_ns ||
+	    op->clock)
+		return -EINVAL;
+	t = lookup(fb, op->id, &s);
+	if (!t)
+		return -ENOENT;
+	serve_if_due(fb, s);
+	if (t->fired) {
+		op->result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	if (t->hidx != NONE)
+		heap_remove(fb, s);
+	unlink_timer(fb, s);
+	op->result = HWTIMER_RESULT_CANCELLED;
+	return 0;
+}
+
+static int op_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_fb *fb = h->fb;
+	struct fb_timer *t;
+	uint32_t s;
+
+	if (op->flags & ~HWTIMER_ARM_ABS || op->cookie || op->period_ns ||
+	    op->clock)
+		return -EINVAL;
+	t = lookup(fb, op->id, &s);
+	if (!t)
+		return -ENOENT;
+	serve_if_due(fb, s);
+	if (t->fired) {
+		op->result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	if (t->hidx != NONE)
+		heap_remove(fb, s);
+	t->deadline = op->deadline_ns;
+	if (!(op->flags & HWTIMER_ARM_ABS))
+		t->deadline = add_sat(hwtimer__now(fb_clocks[t->ci]), op->deadline_ns);
+	t->dormant = false;
+	if (heap_push(fb, s)) {
+		/* Stopped and not armed again: gone, as on the device. */
+		unlink_timer(fb, s);
+		return -ENOMEM;
+	}
+	op->result = HWTIMER_RESULT_MODIFIED;
+	return 0;
+}
+
+static int fb_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
+		  unsigned int n)
+{
+	struct hwtimer_batch_op *op;
+	unsigned int i, ci;
+	int r = fb_enter(h);
+
+	if (r)
+		return r;
+	for (i = 0; i < n; i++) {
+		op = &ops[i];
+		op->result = 0;
+		if (op->pad || op->reserved)
+			op->status = -EINVAL;
+		else if (op->op == HWTIMER_OP_ARM)
+			op->status = op_arm(h, op);
+		else if (op->op == HWTIMER_OP_CANCEL)
+			op->status = op_cancel(h, op);
+		else if (op->op == HWTIMER_OP_MODIFY)
+			op->status = op_modify(h, op);
+		else
+			op->status = -EINVAL;
+	}
+	for (ci = 0; ci < 2; ci++)
+		tfd_sync(h->fb, ci, false);
+	return 0;
+}
+
+/* ---- records ---- */
+
+/*
+ * The record of @t, taken now: a dormant periodic counts the periods that
+ * passed since it stopped, and *@next is where it goes on (0: nowhere).
+ */
+static void fill_record(struct hwt_fb *fb, uint32_t s, struct hwtimer_event *ev,
+			uint64_t *next)
+{
+	struct fb_timer *t = &fb->t[s];
+	uint64_t now, k = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->id = slot_id(fb, s);
+	ev->cookie = t->cookie;
+	ev->deadline_ns = t->rec_deadline;
+	ev->fire_ns = t->rec_fire;
+	ev->overruns = t->rec_overruns;
+	ev->clock = fb_clocks[t->ci];
+	ev->flags = t->linked && t->period ? 0 : HWTIMER_EVENT_LAST;
+	*next = 0;
+	if (!t->period || !t->dormant || !t->linked)
+		return;
+	now = hwtimer__now(fb_clocks[t->ci]);
+	if (now > t->rec_deadline)
+		k = (now - t->rec_deadline) / t->period;
+	ev->deadline_ns += k * t->period;
+	ev->overruns += k;
+	if (k)
+		ev->fire_ns = now;
+	if (ev->deadline_ns + t->period < ev->deadline_ns)
+		ev->flags = HWTIMER_EVENT_LAST;
+	else
+		*next = ev->deadline_ns + t->period;
+}
+
+/* The caller has @ev, the record of @s: the timeout goes on or goes. */
+static void take_record(struct hwt_fb *fb, uint32_t s, uint64_t next)
+{
+	struct fb_timer *t = &fb->t[s];
+
+	t->queued = false;
+	if (!t->linked) {
+		slot_free(fb, s);
+		return;
+	}
+	if (!t->period) {
+		unlink_timer(fb, s);
+		return;
+	}
+	t->rec_overruns = 0;
+	if (!t->dormant)
+		return;
+	t->dormant = false;
+	t->deadline = next;
+	if (!next || heap_push(fb, s))
+		unlink_timer(fb, s);
+}
+
+static int fb_read(struct hwtimer *h, struct hwtimer_event *evs,
+		   unsigned int max)
+{
+	struct hwt_fb *fb = h->fb;
+	unsigned int n = 0, ci;
+	uint64_t next;
+	uint32_t s;
+	int r = fb_enter(h);
+
+	if (r)
+		return r;
+	while (fb->ev_head != NONE && n < max) {
+		s = fb->ev_head;
+		fb->ev_head = fb->t[s].next;
+		fill_record(fb, s, &evs[n++], &next);
+		take_record(fb, s, next);
+	}
+	for (ci = 0; ci < 2; ci++)
+		tfd_sync(fb, ci, false);
+	/* Records left: keep hwtimer_fd() readable. */
+	if (fb->ev_head != NONE)
+		tfd_set(fb, 0, 1);
+	return n ? (int)n : -EAGAIN;
+}
+
+static int fb_fd(struct hwtimer *h)
+{
+	fb_enter(h);
+	return h->fd;
+}
+
+static int fb_set_eventfd(struct hwtimer *h, int efd)
+{
+	return -EOPNOTSUPP;
+}
+
+static void fb_close(struct hwtimer *h)
+{
+	fds_close(h);
+	free(h->fb->heap[0].slot);
+	free(h->fb->heap[1].slot);
+	free(h->fb->t);
+	free(h->fb);
+}
+
+const struct hwt_backend hwtimer__timerfd = {
+	.name = "timerfd",
+	.run = fb_run,
+	.read = fb_read,
+	.fd = fb_fd,
+	.set_eventfd = fb_set_eventfd,
+	.close = fb_close,
+};
