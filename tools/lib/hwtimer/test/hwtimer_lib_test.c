@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_lib_test - libhwtimer's behaviour, on either backend (TAP).
+ *
+ *   hwtimer_lib_test [--backend device|timerfd|auto]
+ *
+ * The backend may also come from HWTIMER_TEST_BACKEND; the default is
+ * auto (the device when present). The same checks run on both: the
+ * library promises the same answers from each, and where it documents a
+ * difference (fork, eventfd) the check expects the documented one.
+ *
+ * Timing tolerances. "Never early" is exact: at delivery, clock_gettime()
+ * of the timeout's clock is at or past its deadline, and so is the
+ * record's fire time. "Late by" is bounded by LATE_MAX_NS (1 s), loose on
+ * purpose: the host may be loaded by a VM beside it, and the device runs
+ * in a TCG VM; the bound still catches a timeout served a period late or
+ * never. An expiry that must come is waited for up to WAIT_NS (5 s).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hwtimer/hwtimer.h>
+
+#define MS		1000000ULL
+#define LATE_MAX_NS	(1000 * MS)
+#define WAIT_NS		(5000 * MS)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static unsigned int open_flags;
+static int failed_check;
+static char skip_reason[128];
+
+/* Pass when @cond holds; else say why and return false. */
+static bool ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond)
+		return true;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed_check = 1;
+	return false;
+}
+
+static void skip(const char *why)
+{
+	snprintf(skip_reason, sizeof(skip_reason), "%s", why);
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static struct hwtimer *ctx_open(unsigned int sq)
+{
+	struct hwtimer *h;
+	int r = hwtimer_open(&h, sq, open_flags);
+
+	ok(!r, "hwtimer_open: %s: %s", strerror(-r), hwtimer_open_error());
+	return r ? NULL : h;
+}
+
+static bool on_device(struct hwtimer *h)
+{
+	return !strcmp(hwtimer_backend(h), "device");
+}
+
+/* The next expiry within @ns, copied; false if none came. */
+static bool next_event(struct hwtimer *h, struct hwtimer_event *out,
+		       uint64_t ns)
+{
+	const struct hwtimer_event *ev;
+
+	memset(out, 0, sizeof(*out));
+	if (hwtimer_wait(h, &ev, ns))
+		return false;
+	*out = *ev;
+	hwtimer_seen(h);
+	return true;
+}
+
+/* Wait until an expiry is due, without taking it (hwtimer_fd() polls). */
+static bool due_within(struct hwtimer *h, unsigned int ms)
+{
+	struct pollfd p = { .fd = hwtimer_fd(h), .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* Whether any expiry comes within @ms. */
+static bool quiet_for(struct hwtimer *h, unsigned int ms)
+{
+	struct hwtimer_event ev;
+
+	return !next_event(h, &ev, ms * MS);
+}
+
+static void t_open(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	const char *be;
+
+	if (!h)
+		return;
+	be = hwtimer_backend(h);
+	printf("# backend %s, tick %" PRIu64 " ns, features %#" PRIx64 "\n",
+	       be, hwtimer_tick_ns(h), hwtimer_features(h));
+	ok(!strcmp(be, "device") || !strcmp(be, "timerfd"), "backend %s", be);
+	if (open_flags == HWTIMER_OPEN_TIMERFD)
+		ok(!strcmp(be, "timerfd"), "forced timerfd, got %s", be);
+	if (open_flags == HWTIMER_OPEN_DEVICE)
+		ok(!strcmp(be, "device"), "forced device, got %s", be);
+	ok(hwtimer_fd(h) >= 0, "hwtimer_fd %d", hwtimer_fd(h));
+	ok(hwtimer_tick_ns(h) > 0, "tick 0");
+	ok((hwtimer_features(h) & (HWTIMER_FEATURE_PERIODIC |
+		HWTIMER_FEATURE_BOOTTIME | HWTIMER_FEATURE_BATCH)) ==
+	   (HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
+	    HWTIMER_FEATURE_BATCH), "features %#" PRIx64, hwtimer_features(h));
+	hwtimer_close(h);
+}
+
+/* Without the module, a forced device open fails clearly. */
+static void t_open_absent(void)
+{
+	struct hwtimer *h;
+	int r;
+
+	if (!access("/dev/hwtimer", F_OK)) {
+		skip("/dev/hwtimer is present");
+		return;
+	}
+	errno = 0;
+	r = hwtimer_open(&h, 0, HWTIMER_OPEN_DEVICE);
+	ok(r == -ENOENT && errno == ENOENT && !h, "open: %d errno %d", r, errno);
+	ok(strstr(hwtimer_open_error(), "/dev/hwtimer") &&
+	   strstr(hwtimer_open_error(), "module"), "message \"%s\"",
+	   hwtimer_open_error());
+	r = hwtimer_open(&h, 0, HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD);
+	ok(r == -EINVAL, "both backends forced: %d", r);
+}
+
+/*
+ * 300 one-shots spread over 0..300 ms on both clocks, more than one bulk
+ * read takes: each is delivered once, never before its deadline (exact),
+ * at most LATE_MAX_NS late.
+ */
+static void t_never_early(void)
+{
+	enum { N = 300 };
+	static uint64_t deadline[N];
+	static bool seen[N];
+	const struct hwtimer_event *ev;
+	struct hwtimer *h = ctx_open(0);
+	unsigned int i, got = 0, fl;
+	uint64_t now, end;
+	clockid_t c;
+
+	if (!h)
+		return;
+	srand(getpid());
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < N; i++) {
+		fl = HWTIMER_TIMEOUT_ABS | (i % 3 ? 0 : HWTIMER_TIMEOUT_BOOTTIME);
+		c = i % 3 ? CLOCK_MONOTONIC : CLOCK_BOOTTIME;
+		deadline[i] = now_ns(c) + (uint64_t)(rand() % 300) * MS + rand() % MS;
+		if (!ok(!hwtimer_arm(h, deadline[i], 0, fl, i, NULL), "arm %u", i))
+			goto out;
+	}
+	end = now_ns(CLOCK_MONOTONIC) + WAIT_NS;
+	while (got < N && now_ns(CLOCK_MONOTONIC) < end) {
+		if (hwtimer_wait(h, &ev, 100 * MS))
+			continue;
+		i = ev->cookie;
+		now = now_ns(ev->clock);
+		if (!ok(i < N && !seen[i], "cookie %u twice or unknown", i))
+			goto out;
+		seen[i] = true;
+		got++;
+		ok(now >= deadline[i], "%u delivered %" PRIu64 " ns early", i,
+		   deadline[i] - now);
+		ok(ev->deadline_ns == deadline[i] || on_device(h),
+		   "%u: record deadline %" PRIu64 " armed %" PRIu64, i,
+		   (uint64_t)ev->deadline_ns, deadline[i]);
+		ok(ev->fire_ns >= ev->deadline_ns && ev->deadline_ns >= deadline[i],
+		   "%u: fire %" PRIu64 " deadline %" PRIu64, i,
+		   (uint64_t)ev->fire_ns, (uint64_t)ev->deadline_ns);
+		ok(now - deadline[i] < LATE_MAX_NS, "%u: %" PRIu64 " ms late", i,
+		   (now - deadline[i]) / MS);
+		ok(hwtimer_event_last(ev) && !ev->overruns, "%u: flags %#x", i,
+		   ev->flags);
+		hwtimer_seen(h);
+		if (failed_check)
+			goto out;
+	}
+	ok(got == N, "%u of %u delivered", got, N);
+out:
+	hwtimer_close(h);
+}
+
+/* User data comes back as given: any u64, or a pointer. */
+static void t_user_data(void)
+{
+	static int obj;
+	uint64_t data[] = { 0, 1, UINT64_MAX, 0x8000000000000001ULL,
+			    (uintptr_t)&obj };
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	unsigned int i, mask = 0;
+
+	if (!h)
+		return;
+	for (i = 0; i < ARRAY_SIZE(data); i++)
+		if (!ok(!hwtimer_arm(h, i * MS, 0, 0, data[i], NULL), "arm"))
+			goto out;
+	for (i = 0; i < ARRAY_SIZE(data); i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS), "expiry %u missing", i))
+			goto out;
+		for (unsigned int j = 0; j < ARRAY_SIZE(data); j++)
+			if (ev.cookie == data[j])
+				mask |= 1U << j;
+		if (ev.cookie == (uintptr_t)&obj)
+			ok(hwtimer_event_ptr(&ev) == &obj, "pointer lost");
+	}
+	ok(mask == (1U << ARRAY_SIZE(data)) - 1, "cookies seen %#x", mask);
+out:
+	hwtimer_close(h);
+}
+
+/* Cancel before the deadline: CANCELLED, no expiry, then the id is gone. */
+static void t_cancel_before(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t id;
+	int r;
+
+	if (!h)
+		return;
+	/* 500 ms: the cancel comes first even after a long vCPU stall. */
+	if (!ok(!hwtimer_arm(h, 500 * MS, 0, 0, 1, &id), "arm"))
+		goto out;
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+	ok(quiet_for(h, 700), "cancelled timeout fired");
+	r = hwtimer_cancel(h, id);
+	ok(r == -ENOENT, "second cancel: %d", r);
+	r = hwtimer_modify(h, id, MS, 0);
+	ok(r == -ENOENT, "modify of a cancelled id: %d", r);
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * Cancel and modify after the deadline, record unread: FIRED, the record
+ * still comes; after it was taken the id is unknown.
+ */
+static void t_cancel_after(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t id;
+	int r;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, MS, 0, 0, 7, &id), "arm"))
+		goto out;
+	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
+		goto out;
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_FIRED, "cancel of a fired one-shot: %d", r);
+	r = hwtimer_modify(h, id, 10 * MS, 0);
+	ok(r == HWTIMER_RESULT_FIRED, "modify of a fired one-shot: %d", r);
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id && ev.cookie == 7,
+		"record lost by the cancel"))
+		goto out;
+	ok(hwtimer_event_last(&ev), "one-shot record not LAST");
+	r = hwtimer_cancel(h, id);
+	ok(r == -ENOENT, "cancel after the record was taken: %d", r);
+	r = hwtimer_modify(h, id, MS, 0);
+	ok(r == -ENOENT, "modify after the record was taken: %d", r);
+	ok(quiet_for(h, 100), "a second record");
+out:
+	hwtimer_close(h);
+}
+
+/* Modify to earlier (relative) and to later (absolute). */
+static void t_modify(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t a, b, t0, dl;
+	int r;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 1, &a) &&
+		!hwtimer_arm(h, 500 * MS, 0, 0, 2, &b), "arm"))
+		goto out;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	r = hwtimer_modify(h, a, 30 * MS, 0);
+	ok(r == HWTIMER_RESULT_MODIFIED, "modify earlier: %d", r);
+	dl = now_ns(CLOCK_MONOTONIC) + 1000 * MS;
+	r = hwtimer_modify(h, b, dl, HWTIMER_TIMEOUT_ABS);
+	ok(r == HWTIMER_RESULT_MODIFIED, "modify later: %d", r);
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == a, "earlier one missing"))
+		goto out;
+	/* The new deadline, not the old one 10 s away (1 s tolerance). */
+	ok(ev.deadline_ns >= t0 + 30 * MS && ev.deadline_ns < t0 + LATE_MAX_NS &&
+	   now_ns(CLOCK_MONOTONIC) >= ev.deadline_ns, "earlier: deadline %" PRIu64
+	   " ms after arming", (uint64_t)(ev.deadline_ns - t0) / MS);
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == b, "later one missing"))
+		goto out;
+	/* Never before the new deadline (exact): not at the old 500 ms. */
+	ok(ev.deadline_ns >= dl && ev.fire_ns >= dl && now_ns(CLOCK_MONOTONIC) >= dl,
+	   "later: fired %" PRId64 " ns before its new deadline",
+	   (int64_t)(dl - ev.fire_ns));
+	r = hwtimer_modify(h, a, 10 * MS, HWTIMER_TIMEOUT_BOOTTIME);
+	ok(r == -EINVAL, "modify with a clock flag: %d", r);
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * A submitted queue: each op's own result; a bad id in the middle fails
+ * alone, the ops around it take effect.
+ */
+static void t_batch_results(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_result res[6], keep;
+	struct hwtimer_event ev;
+	unsigned int got = 0;
+	uint64_t id;
+	int r;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 100, &id), "arm"))
+		goto out;
+	memset(res, 0xaa, sizeof(res));
+	r = hwtimer_prep_arm(h, 20 * MS, 0, 0, 101, &res[0]);
+	r |= hwtimer_prep_cancel(h, id + 12345, &res[1]);	/* bad id */
+	r |= hwtimer_prep_modify(h, id, 40 * MS, 0, &res[2]);
+	r |= hwtimer_prep_cancel(h, 0, &res[3]);		/* id 0 */
+	r |= hwtimer_prep_arm(h, 30 * MS, 0, 0, 102, &res[4]);
+	r |= hwtimer_prep_arm(h, 10000 * MS, 0, 0, 103, &res[5]);
+	if (!ok(!r && hwtimer_sq_ready(h) == 6, "prep: %d, %u ready", r,
+		hwtimer_sq_ready(h)))
+		goto out;
+	r = hwtimer_submit(h);
+	ok(r == 2 && !hwtimer_sq_ready(h), "submit: %d failed, want 2", r);
+	ok(!res[0].status && res[0].id && !res[0].result, "arm 0: %d", res[0].status);
+	ok(res[1].status == -ENOENT, "bad id: %d", res[1].status);
+	ok(!res[2].status && res[2].result == HWTIMER_RESULT_MODIFIED,
+	   "modify: %d/%u", res[2].status, res[2].result);
+	ok(res[3].status == -ENOENT, "id 0: %d", res[3].status);
+	ok(!res[4].status && res[4].id && res[4].id != res[0].id, "arm 4");
+	/* The queue is reusable, and NULL results are allowed. */
+	keep = res[5];
+	ok(!hwtimer_prep_cancel(h, keep.id, NULL) && hwtimer_submit(h) == 0,
+	   "second submit");
+	ok(hwtimer_cancel(h, keep.id) == -ENOENT, "queued cancel not applied");
+	while (got < 3 && next_event(h, &ev, WAIT_NS)) {
+		got++;
+		ok(ev.cookie >= 100 && ev.cookie <= 102, "cookie %" PRIu64,
+		   (uint64_t)ev.cookie);
+	}
+	ok(got == 3, "%u of 3 expiries", got);
+	ok(hwtimer_prep_arm(h, MS, 0, 0x80, 0, NULL) == -EINVAL &&
+	   !hwtimer_sq_ready(h), "bad flags queued");
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * A queue of 4 submits itself when full; more ops than the device takes
+ * in one BATCH are split. Every op's result arrives.
+ */
+static void t_batch_split(void)
+{
+	enum { SMALL = 10, BIG = HWTIMER_BATCH_MAX + 1000 };
+	static struct hwtimer_result res[BIG];
+	struct hwtimer *h = ctx_open(4);
+	struct hwtimer *g = NULL;
+	unsigned int i, most = 0, bad = 0;
+	int r = 0;
+
+	if (!h)
+		return;
+	for (i = 0; i < SMALL; i++) {
+		r |= hwtimer_prep_arm(h, 10000 * MS, 0, 0, i, &res[i]);
+		if (hwtimer_sq_ready(h) > most)
+			most = hwtimer_sq_ready(h);
+	}
+	ok(!r && most == 4 && hwtimer_sq_ready(h) == SMALL % 4,
+	   "prep %d, queue peaked at %u, %u left", r, most, hwtimer_sq_ready(h));
+	ok(hwtimer_submit(h) == 0, "submit");
+	for (i = 0; i < SMALL; i++)
+		bad += res[i].status || !res[i].id;
+	ok(!bad, "%u of the auto-submitted arms failed", bad);
+	g = ctx_open(BIG);
+	if (!g)
+		goto out;
+	for (i = 0; i < BIG; i++)
+		r |= hwtimer_prep_arm(g, 100000 * MS, 0, 0, i, &res[i]);
+	ok(!r && hwtimer_sq_ready(g) == BIG, "prep of %u", BIG);
+	r = hwtimer_submit(g);
+	ok(r == 0, "submit of %u arms: %d failed", BIG, r);
+	for (i = 0; i < BIG; i++)
+		r |= hwtimer_prep_cancel(g, res[i].id, &res[i]);
+	r = hwtimer_submit(g);
+	for (i = 0, bad = 0; i < BIG; i++)
+		bad += res[i].status || res[i].result != HWTIMER_RESULT_CANCELLED;
+	ok(!r && !bad, "submit of %u cancels: %d, %u bad", BIG, r, bad);
+out:
+	hwtimer_close(g);
+	hwtimer_close(h);
+}
+
+/* A periodic timeout: expiries on its grid, never early, not LAST. */
+static void t_periodic(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t id, first = 0, period = 20 * MS;
+	struct hwtimer_event ev;
+	int i, r;
+
+	if (!h)
+		return;
+	if (period < hwtimer_tick_ns(h))
+		period = hwtimer_tick_ns(h);
+	if (!ok(!hwtimer_arm(h, period, period, 0, 5, &id), "arm"))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "expiry %d", i))
+			goto out;
+		ok(!ev.flags, "flags %#x on a live periodic", ev.flags);
+		ok(ev.fire_ns >= ev.deadline_ns &&
+		   now_ns(CLOCK_MONOTONIC) >= ev.deadline_ns, "expiry %d early", i);
+		if (!i)
+			first = ev.deadline_ns;
+		ok((ev.deadline_ns - first) % period == 0, "off the grid");
+	}
+	ok(ev.deadline_ns > first, "deadline did not advance");
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * Unread, a periodic folds its expiries into one record: after 12
+ * periods it holds at least 11 (exact: the take counts them) and no more
+ * than the periods that elapsed (never early, exact).
+ */
+static void t_periodic_overruns(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t id, t0, t1, period = 10 * MS, n, most;
+	const struct hwtimer_event *ev;
+	struct hwtimer_event got;
+
+	if (!h)
+		return;
+	if (period < hwtimer_tick_ns(h))
+		period = hwtimer_tick_ns(h);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!ok(!hwtimer_arm(h, period, period, 0, 6, &id), "arm"))
+		goto out;
+	sleep_ms(12 * period / MS);
+	if (!ok(!hwtimer_wait(h, &ev, WAIT_NS), "no record"))
+		goto out;
+	t1 = now_ns(CLOCK_MONOTONIC);
+	got = *ev;
+	hwtimer_seen(h);
+	n = 1 + got.overruns;
+	most = (t1 - t0) / period + 1;
+	printf("# %" PRIu64 " expiries in one record\n", n);
+	ok(n >= 11, "record has %" PRIu64 " expiries, 12 periods passed", n);
+	ok(n <= most, "%" PRIu64 " expiries, only %" PRIu64 " periods", n, most);
+	ok(got.fire_ns >= got.deadline_ns && t1 >= got.deadline_ns, "early");
+	/* It goes on after the read, on its grid (never early, exact). */
+	if (!ok(next_event(h, &got, WAIT_NS) && got.id == id, "no expiry after"))
+		goto out;
+	ok(got.deadline_ns >= t0 + period && (got.deadline_ns - t0) >= n * period &&
+	   got.fire_ns >= got.deadline_ns, "next expiry early");
+	ok(hwtimer_cancel(h, id) == HWTIMER_RESULT_CANCELLED, "cancel");
+out:
+	hwtimer_close(h);
+}
+
+/* Cancel of a periodic whose record waits: the record comes, LAST. */
+static void t_periodic_cancel(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t id, p;
+	int r;
+
+	if (!h)
+		return;
+	p = hwtimer_tick_ns(h) * 5;
+	if (!ok(!hwtimer_arm(h, p, p, 0, 9, &id), "arm"))
+		goto out;
+	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
+		goto out;
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "waiting record lost"))
+		goto out;
+	ok(hwtimer_event_last(&ev), "record after cancel not LAST");
+	ok(quiet_for(h, 100), "expiry after cancel");
+	ok(hwtimer_cancel(h, id) == -ENOENT, "id still known");
+out:
+	hwtimer_close(h);
+}
+
+/* CLOCK_BOOTTIME: the record says so and is never early on it. */
+static void t_boottime(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t dl;
+
+	if (!h)
+		return;
+	dl = now_ns(CLOCK_BOOTTIME) + 20 * MS;
+	if (!ok(!hwtimer_arm(h, dl, 0, HWTIMER_TIMEOUT_ABS |
+			     HWTIMER_TIMEOUT_BOOTTIME, 3, NULL), "arm"))
+		goto out;
+	if (!ok(next_event(h, &ev, WAIT_NS), "no expiry"))
+		goto out;
+	ok(ev.clock == CLOCK_BOOTTIME, "clock %u", ev.clock);
+	ok(now_ns(CLOCK_BOOTTIME) >= dl && ev.deadline_ns >= dl &&
+	   ev.fire_ns >= ev.deadline_ns, "early on CLOCK_BOOTTIME");
+	/* 1 s tolerance: see the top. */
+	ok(ev.fire_ns - dl < LATE_MAX_NS, "%" PRIu64 " ms late",
+	   (uint64_t)(ev.fire_ns - dl) / MS);
+out:
+	hwtimer_close(h);
+}
+
+/* Past absolute deadlines fire at once; UINT64_MAX ones never wrap. */
+static void t_past_and_max(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t a, b, t0;
+
+	if (!h)
+		return;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!ok(!hwtimer_arm(h, 1, 0, HWTIMER_TIMEOUT_ABS, 1, NULL), "arm at 1 ns"))
+		goto out;
+	/* "At once" within the 1 s tolerance. */
+	ok(next_event(h, &ev, WAIT_NS) && ev.cookie == 1 &&
+	   ev.fire_ns - t0 < LATE_MAX_NS, "past deadline not served at once");
+	if (!ok(!hwtimer_arm(h, UINT64_MAX, 0, 0, 2, &a) &&
+		!hwtimer_arm(h, UINT64_MAX, 0, HWTIMER_TIMEOUT_ABS, 3, &b), "arm max"))
+		goto out;
+	ok(quiet_for(h, 200), "a UINT64_MAX deadline fired (wrap)");
+	ok(hwtimer_cancel(h, a) == HWTIMER_RESULT_CANCELLED &&
+	   hwtimer_cancel(h, b) == HWTIMER_RESULT_CANCELLED, "cancel max");
+out:
+	hwtimer_close(h);
+}
+
+/* Bad flags and periods below the tick: -EINVAL, nothing armed. */
+static void t_bad_args(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t id = 0;
+	int r;
+
+	if (!h)
+		return;
+	r = hwtimer_arm(h, MS, 0, 0x40, 0, &id);
+	ok(r == -EINVAL && !id, "unknown flag: %d", r);
+	r = hwtimer_arm(h, MS, hwtimer_tick_ns(h) - 1, 0, 0, &id);
+	ok(r == -EINVAL && !id, "period below the tick: %d", r);
+	r = hwtimer_modify(h, 12345, MS, 0x40);
+	ok(r == -EINVAL, "modify flag: %d", r);
+	ok(quiet_for(h, 50), "something was armed");
+	hwtimer_close(h);
+}
+
+/* Peek never waits; wait gives up after its timeout, not before. */
+static void t_peek_wait(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	const struct hwtimer_event *ev;
+	uint64_t t0, dt;
+	int r;
+
+	if (!h)
+		return;
+	r = hwtimer_peek(h, &ev);
+	ok(r == -EAGAIN, "peek on nothing: %d", r);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	r = hwtimer_wait(h, &ev, 50 * MS);
+	dt = now_ns(CLOCK_MONOTONIC) - t0;
+	/* Not before 50 ms (exact), by 1 s at most. */
+	ok(r == -ETIME && dt >= 50 * MS && dt < 50 * MS + LATE_MAX_NS,
+	   "wait 50 ms: %d after %" PRIu64 " ms", r, dt / MS);
+	r = hwtimer_wait(h, &ev, 0);
+	ok(r == -ETIME, "wait 0: %d", r);
+	if (!ok(!hwtimer_arm(h, 0, 0, 0, 4, NULL), "arm"))
+		goto out;
+	r = hwtimer_wait(h, &ev, WAIT_NS);
+	if (!ok(!r, "wait: %d", r))
+		goto out;
+	ok(hwtimer_peek(h, &ev) == 0 && ev->cookie == 4, "peek lost it");
+	hwtimer_seen(h);
+	ok(hwtimer_peek(h, &ev) == -EAGAIN, "seen did not consume");
+out:
+	hwtimer_close(h);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal during a blocking wait gives -EINTR, SA_RESTART or not. */
+static void t_wait_eintr(void)
+{
+	struct itimerval it = { .it_value = { 0, 50000 } };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct hwtimer *h = ctx_open(0);
+	const struct hwtimer_event *ev;
+	int r, pass;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 1, NULL), "arm"))
+		goto out;
+	for (pass = 0; pass < 2; pass++) {
+		sa.sa_flags = pass ? SA_RESTART : 0;
+		sigaction(SIGALRM, &sa, &old);
+		setitimer(ITIMER_REAL, &it, NULL);
+		/* The alarm in 50 ms comes long before the 5 s wait ends. */
+		r = hwtimer_wait(h, &ev, WAIT_NS);
+		sigaction(SIGALRM, &old, NULL);
+		ok(r == -EINTR, "wait %s SA_RESTART: %d", pass ? "with" : "without", r);
+	}
+out:
+	hwtimer_close(h);
+}
+
+/* hwtimer_fd() in epoll: readable once an expiry is due. */
+static void t_epoll(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	const struct hwtimer_event *ev;
+	struct epoll_event e = { .events = EPOLLIN };
+	int ep, n;
+
+	if (!h)
+		return;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!ok(ep >= 0 && !epoll_ctl(ep, EPOLL_CTL_ADD, hwtimer_fd(h), &e),
+		"epoll"))
+		goto out;
+	ok(epoll_wait(ep, &e, 1, 0) == 0, "readable with nothing armed");
+	if (!ok(!hwtimer_arm(h, 20 * MS, 0, 0, 8, NULL), "arm"))
+		goto out_ep;
+	n = epoll_wait(ep, &e, 1, WAIT_NS / MS);
+	if (!ok(n == 1, "epoll_wait: %d", n))
+		goto out_ep;
+	ok(!hwtimer_peek(h, &ev) && ev->cookie == 8, "peek after epoll");
+	hwtimer_seen(h);
+	ok(hwtimer_peek(h, &ev) == -EAGAIN, "more than one");
+	ok(epoll_wait(ep, &e, 1, 0) == 0, "still readable after the drain");
+out_ep:
+	close(ep);
+out:
+	hwtimer_close(h);
+}
+
+/* An eventfd counts expiries on the device; the timerfd backend has none. */
+static void t_eventfd(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t cnt = 0, c;
+	struct pollfd p;
+	int efd, r;
+
+	if (!h)
+		return;
+	efd = eventfd(0, EFD_CLOEXEC);
+	r = hwtimer_set_eventfd(h, efd);
+	if (!on_device(h)) {
+		ok(r == -EOPNOTSUPP, "timerfd backend: %d", r);
+		ok(!(hwtimer_features(h) & HWTIMER_FEATURE_EVENTFD), "feature bit");
+		goto out;
+	}
+	if (!ok(!r, "set_eventfd: %d", r))
+		goto out;
+	ok(!hwtimer_arm(h, 10 * MS, 0, 0, 1, NULL) &&
+	   !hwtimer_arm(h, 20 * MS, 0, 0, 2, NULL), "arm");
+	p.fd = efd;
+	p.events = POLLIN;
+	while (cnt < 2 && poll(&p, 1, WAIT_NS / MS) == 1 &&
+	       read(efd, &c, sizeof(c)) == sizeof(c))
+		cnt += c;
+	/* Once per expiry: 2, and no more within another 100 ms. */
+	ok(cnt == 2 && poll(&p, 1, 100) == 0, "eventfd counted %" PRIu64, cnt);
+	ok(hwtimer_set_eventfd(h, -1) == 0, "set_eventfd -1");
+out:
+	close(efd);
+	hwtimer_close(h);
+}
+
+/*
+ * fork() as documented: the device's context is shared (the child's
+ * timeout reaches the parent); the timerfd backend's is copied (a timeout
+ * pending at fork() expires in both, the child's own stays its own).
+ */
+static void t_fork(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	bool dev;
+	int status;
+	pid_t pid;
+
+	if (!h)
+		return;
+	dev = on_device(h);
+	if (!ok(!hwtimer_arm(h, 100 * MS, 0, 0, 0xa, NULL), "arm"))
+		goto out;
+	fflush(stdout);
+	pid = fork();
+	if (!ok(pid >= 0, "fork"))
+		goto out;
+	if (!pid) {
+		if (dev)
+			_exit(hwtimer_arm(h, 10 * MS, 0, 0, 0xc, NULL) ? 1 : 0);
+		if (hwtimer_arm(h, 10 * MS, 0, 0, 0xc, NULL))
+			_exit(1);
+		/* The child sees its own first, then the inherited one. */
+		if (!next_event(h, &ev, WAIT_NS) || ev.cookie != 0xc)
+			_exit(2);
+		if (!next_event(h, &ev, WAIT_NS) || ev.cookie != 0xa)
+			_exit(3);
+		_exit(0);
+	}
+	ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	   !WEXITSTATUS(status), "child: status %#x", status);
+	if (dev) {
+		/* Either may come first: 0xc at 10 ms, 0xa at 100 ms. */
+		ok(next_event(h, &ev, WAIT_NS) && next_event(h, &ev, WAIT_NS),
+		   "parent missed an expiry of the shared context");
+	} else {
+		ok(next_event(h, &ev, WAIT_NS) && ev.cookie == 0xa,
+		   "parent lost its own timeout");
+		ok(quiet_for(h, 100), "child's timeout reached the parent");
+	}
+out:
+	hwtimer_close(h);
+}
+
+/* Ids of a closed context, and stale ids, match nothing. */
+static void t_ids_after_close(void)
+{
+	struct hwtimer *a = ctx_open(0), *b;
+	uint64_t ida, idb, id2;
+	int r;
+
+	if (!a)
+		return;
+	if (!ok(!hwtimer_arm(a, 10000 * MS, 0, 0, 1, &ida), "arm a"))
+		return hwtimer_close(a);
+	hwtimer_close(a);
+	b = ctx_open(0);
+	if (!b)
+		return;
+	r = hwtimer_cancel(b, ida);
+	ok(r == -ENOENT, "closed context's id: %d", r);
+	ok(!hwtimer_arm(b, 10000 * MS, 0, 0, 2, &idb) && idb != ida, "arm b");
+	ok(hwtimer_cancel(b, idb) == HWTIMER_RESULT_CANCELLED, "cancel b");
+	/* Its slot is reused: the stale id must not match the new timeout. */
+	ok(!hwtimer_arm(b, 10000 * MS, 0, 0, 3, &id2) && id2 != idb, "re-arm");
+	r = hwtimer_cancel(b, idb);
+	ok(r == -ENOENT, "stale id: %d", r);
+	ok(hwtimer_cancel(b, 0) == -ENOENT, "id 0");
+	ok(hwtimer_cancel(b, id2) == HWTIMER_RESULT_CANCELLED, "live id");
+	hwtimer_close(b);
+	hwtimer_close(NULL);
+}
+
+static const struct {
+	void (*fn)(void);
+	const char *desc;
+} checks[] = {
+	{ t_open, "open: backend, fd, tick and features" },
+	{ t_open_absent, "forced device without the module: -ENOENT, a message" },
+	{ t_never_early, "300 one-shots on both clocks: never early, once each" },
+	{ t_user_data, "user data round trip: u64 values and a pointer" },
+	{ t_cancel_before, "cancel before the deadline: CANCELLED, nothing fires" },
+	{ t_cancel_after, "cancel/modify after firing: FIRED, record kept, then ENOENT" },
+	{ t_modify, "modify earlier (relative) and later (absolute)" },
+	{ t_batch_results, "submit: per-op results, a bad id fails alone" },
+	{ t_batch_split, "submit: auto-flush when full, split past BATCH_MAX" },
+	{ t_periodic, "periodic: expiries on the grid, never early" },
+	{ t_periodic_overruns, "periodic unread: overruns in one record" },
+	{ t_periodic_cancel, "periodic cancel: waiting record comes, LAST" },
+	{ t_boottime, "CLOCK_BOOTTIME: never early on it" },
+	{ t_past_and_max, "past deadline at once, UINT64_MAX never" },
+	{ t_bad_args, "bad flags, period below the tick: -EINVAL" },
+	{ t_peek_wait, "peek does not wait, wait times out with -ETIME" },
+	{ t_wait_eintr, "signal in wait: -EINTR with and without SA_RESTART" },
+	{ t_epoll, "hwtimer_fd in epoll" },
+	{ t_eventfd, "eventfd: counted on the device, -EOPNOTSUPP on timerfd" },
+	{ t_fork, "fork: shared on the device, copied on timerfd" },
+	{ t_ids_after_close, "ids of a closed context and stale ids: -ENOENT" },
+};
+
+static int parse_backend(const char *s)
+{
+	if (!s || !strcmp(s, "auto"))
+		open_flags = 0;
+	else if (!strcmp(s, "device"))
+		open_flags = HWTIMER_OPEN_DEVICE;
+	else if (!strcmp(s, "timerfd"))
+		open_flags = HWTIMER_OPEN_TIMERFD;
+	else
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int n = ARRAY_SIZE(checks), i, nfail = 0;
+	const char *be = getenv("HWTIMER_TEST_BACKEND");
+
+	if (argc == 3 && !strcmp(argv[1], "--backend"))
+		be = argv[2];
+	else if (argc != 1)
+		be = "?";
+	if (parse_backend(be)) {
+		fprintf(stderr, "usage: %s [--backend device|timerfd|auto]\n",
+			argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	printf("1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		failed_check = 0;
+		skip_reason[0] = 0;
+		checks[i].fn();
+		if (failed_check) {
+			printf("not ok %u %s\n", i + 1, checks[i].desc);
+			nfail++;
+		} else if (skip_reason[0]) {
+			printf("ok %u %s # SKIP %s\n", i + 1, checks[i].desc,
+			       skip_reason);
+		} else {
+			printf("ok %u %s\n", i + 1, checks[i].desc);
+		}
+	}
+	printf("# %u of %u checks failed\n", nfail, n);
+	return nfail ? 1 : 0;
+}
