@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# Sourced by tools/vm/check.sh after its own build steps, in its scope
+# (CHECK, TOP, RESULTS, say, fail_step). For libhwtimer (tools/lib/hwtimer):
+#  - builds the library, shared and static, with its test and example;
+#    a compiler warning fails the step;
+#  - runs the test on the host against the timerfd backend, counted as
+#    "libhwtimer-timerfd";
+#  - builds the test statically into build/check/bin, which the initramfs
+#    carries, so a guest fragment can run it against /dev/hwtimer.
+# Never fails the sourcing script: a failing step is counted as a failure.
+
+libhwtimer_check_hook() {
+	local out=$CHECK/libhwtimer log=$CHECK/libhwtimer/build.log rc=0
+	rm -rf "$out"
+	mkdir -p "$out" "$CHECK/bin"
+	say "building libhwtimer (shared, static) and its test"
+	if ! make -C "$TOP/tools/lib/hwtimer" O="$out/shared" all test \
+		>"$log" 2>&1; then
+		fail_step build-libhwtimer "libhwtimer and its test" "$log"
+		return 0
+	fi
+	if ! make -C "$TOP/tools/lib/hwtimer" O="$out/static" STATIC=1 test \
+		>>"$log" 2>&1 ||
+		! cp "$out/static/hwtimer_lib_test" "$CHECK/bin/"; then
+		fail_step build-libhwtimer "libhwtimer's test (static)" "$log"
+	fi
+	if grep -qi 'warning:' "$log"; then
+		grep -i 'warning:' "$log" | sed 's/^/    /'
+		fail_step build-libhwtimer "compiler warnings in libhwtimer" "$log"
+	fi
+
+	say "running libhwtimer's test on the host (timerfd backend)"
+	"$out/shared/hwtimer_lib_test" --backend timerfd >"$out/timerfd.tap" \
+		2>&1 || rc=$?
+	grep '^not ok' "$out/timerfd.tap" | sed 's/^/    /' || true
+	python3 "$RESULTS" tap libhwtimer-timerfd "$out/timerfd.tap" "$rc" |
+		tail -1 | sed 's/^/    /' || true
+}
+
+libhwtimer_check_hook || true
