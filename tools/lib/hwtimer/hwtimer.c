@@ -149,9 +149,8 @@ static int dev_open(struct hwtimer *h)
 
 err_close:
 	close(h->fd);
-	return open_failed(err, "%s: the module does not speak ABI %d with "
-			   "periodic, boottime and batch: %s", HWT_DEV,
-			   HWTIMER_API, strerror(err));
+	return open_failed(err, "%s: no ABI %d with periodic, boottime and batch: %s",
+			   HWT_DEV, HWTIMER_API, strerror(err));
 }
 
 /* ---- the context ---- */
@@ -165,19 +164,19 @@ HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
 	*hp = NULL;
 	if (flags & ~(HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD) ||
 	    flags == (HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD)) {
-		r = open_failed(EINVAL, "hwtimer_open: bad flags %#x", flags);
+		r = open_failed(EINVAL, "%s: bad flags %#x", __func__, flags);
 		goto out;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		r = open_failed(ENOMEM, "hwtimer_open: %s", strerror(ENOMEM));
+		r = open_failed(ENOMEM, "%s: %s", __func__, strerror(ENOMEM));
 		goto out;
 	}
 	h->sq_size = sq_entries ? sq_entries : HWTIMER_SQ_DEFAULT;
 	h->sq = calloc(h->sq_size, sizeof(*h->sq));
 	h->sq_res = calloc(h->sq_size, sizeof(*h->sq_res));
 	if (!h->sq || !h->sq_res) {
-		r = open_failed(ENOMEM, "hwtimer_open: %s", strerror(ENOMEM));
+		r = open_failed(ENOMEM, "%s: %s", __func__, strerror(ENOMEM));
 		goto err_free;
 	}
 	r = -ENOENT;
@@ -186,8 +185,8 @@ HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
 	if (r && !(flags & HWTIMER_OPEN_DEVICE) && dev_absent(-r)) {
 		r = hwtimer__timerfd_init(h);
 		if (r)
-			open_failed(-r, "hwtimer_open: timerfd backend: %s",
-				    strerror(-r));
+			open_failed(-r, "%s: timerfd backend: %s",
+				    __func__, strerror(-r));
 	}
 	if (r)
 		goto err_free;

@@ -417,7 +417,9 @@ static int fb_enter(struct hwtimer *h)
 
 	if (fb->pid != getpid()) {
 		fds_close(h);
-		h->fd = fb->tfd[0] = fb->tfd[1] = -1;
+		h->fd = -1;
+		fb->tfd[0] = -1;
+		fb->tfd[1] = -1;
 		r = fds_open(h);
 		if (r)
 			return r;
@@ -437,11 +439,14 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 		return -ENOMEM;
 	h->fb = fb;
 	h->be = &hwtimer__timerfd;
-	h->fd = fb->tfd[0] = fb->tfd[1] = -1;
+	h->fd = -1;
+	fb->tfd[0] = -1;
+	fb->tfd[1] = -1;
 	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
 	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
 		      HWTIMER_FEATURE_BATCH;
-	fb->free_head = fb->ev_head = NONE;
+	fb->free_head = NONE;
+	fb->ev_head = NONE;
 	tag = atomic_fetch_add(&fb_tags, 1) % ((1U << 20) - 1) + 1;
 	fb->tag = tag << TAG_SHIFT;
 	r = fds_open(h);
@@ -488,7 +493,8 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		t->deadline = add_sat(hwtimer__now(fb_clocks[ci]), op->deadline_ns);
 	t->ci = ci;
 	t->hidx = NONE;
-	t->used = t->linked = true;
+	t->used = true;
+	t->linked = true;
 	if (heap_push(fb, s)) {
 		slot_free(fb, s);
 		return -ENOMEM;

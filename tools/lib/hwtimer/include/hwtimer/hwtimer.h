@@ -90,8 +90,10 @@ int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
  * hwtimer_open_error() - why this thread's last hwtimer_open() failed
  *
  * A sentence such as "/dev/hwtimer: No such file or directory (is the
- * hwtimer module loaded?)". Kept per thread until its next failing open.
- * Return: the message, "" if no open of this thread has failed.
+ * hwtimer module loaded?)". After an open that fell back to the timerfd
+ * backend, it says why the device was not used. Kept per thread until the
+ * next open that fails or falls back.
+ * Return: the message, "" if there was none in this thread.
  */
 const char *hwtimer_open_error(void);
 
