@@ -5,9 +5,32 @@
 #    a compiler warning fails the step;
 #  - runs the test on the host against the timerfd backend, counted as
 #    "libhwtimer-timerfd";
+#  - runs the three-timeouts example and formats the man pages
+#    (tools/lib/hwtimer/man) without a groff warning: "libhwtimer-extras";
 #  - builds the test statically into build/check/bin, which the initramfs
 #    carries, so a guest fragment can run it against /dev/hwtimer.
 # Never fails the sourcing script: a failing step is counted as a failure.
+
+# libhwtimer_extras OUT: TAP of the example's run and the man pages.
+libhwtimer_extras() {
+	local out=$1 m bad=""
+	echo "1..2"
+	# The example prints one line per timeout, three within a second.
+	if timeout 10 "$out/shared/three" >"$out/three.log" 2>&1 &&
+		[ "$(grep -c '^timeout [123],' "$out/three.log")" = 3 ]; then
+		echo "ok 1 examples/three: three timeouts"
+	else
+		echo "not ok 1 examples/three (see three.log)"
+	fi
+	for m in "$TOP"/tools/lib/hwtimer/man/*.3; do
+		[ -z "$(groff -man -Tutf8 -ww -z "$m" 2>&1)" ] || bad="$bad ${m##*/}"
+	done
+	if [ -z "$bad" ]; then
+		echo "ok 2 man pages format without a groff warning"
+	else
+		echo "not ok 2 groff warnings in:$bad"
+	fi
+}
 
 libhwtimer_check_hook() {
 	local out=$CHECK/libhwtimer log=$CHECK/libhwtimer/build.log rc=0
@@ -34,6 +57,12 @@ libhwtimer_check_hook() {
 		2>&1 || rc=$?
 	grep '^not ok' "$out/timerfd.tap" | sed 's/^/    /' || true
 	python3 "$RESULTS" tap libhwtimer-timerfd "$out/timerfd.tap" "$rc" |
+		tail -1 | sed 's/^/    /' || true
+	# Its own directory: results.py keeps one count per directory.
+	mkdir -p "$out/extras"
+	libhwtimer_extras "$out" >"$out/extras/extras.tap"
+	grep '^not ok' "$out/extras/extras.tap" | sed 's/^/    /' || true
+	python3 "$RESULTS" tap libhwtimer-extras "$out/extras/extras.tap" 0 |
 		tail -1 | sed 's/^/    /' || true
 }
 
