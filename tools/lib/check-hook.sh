@@ -5,16 +5,34 @@
 #    a compiler warning fails the step;
 #  - runs the test on the host against the timerfd backend, counted as
 #    "libhwtimer-timerfd";
-#  - runs the three-timeouts example and formats the man pages
-#    (tools/lib/hwtimer/man) without a groff warning: "libhwtimer-extras";
+#  - runs the three-timeouts example, formats the man pages
+#    (tools/lib/hwtimer/man) without a groff warning, and builds the
+#    example from outside against make install DESTDIR=... alone, through
+#    pkg-config: "libhwtimer-extras";
 #  - builds the test statically into build/check/bin, which the initramfs
 #    carries, so a guest fragment can run it against /dev/hwtimer.
 # Never fails the sourcing script: a failing step is counted as a failure.
 
-# libhwtimer_extras OUT: TAP of the example's run and the man pages.
+# libhwtimer_outside OUT DEST: install into DEST, build the example from
+# OUT with only what pkg-config says of DEST, and run it.
+libhwtimer_outside() {
+	local out=$1 dest=$2 pc
+	make -C "$TOP/tools/lib/hwtimer" O="$out/shared" PREFIX=/usr \
+		DESTDIR="$dest" install || return
+	pc=$(PKG_CONFIG_SYSROOT_DIR=$dest \
+		PKG_CONFIG_LIBDIR=$dest/usr/lib/pkgconfig \
+		pkg-config --cflags --libs hwtimer) || return
+	echo "pkg-config: $pc"
+	# shellcheck disable=SC2086
+	(cd "$out" && cc -std=c11 -Wall -Wextra -Werror -o outside \
+		"$TOP/tools/lib/hwtimer/examples/three.c" $pc) || return
+	LD_LIBRARY_PATH=$dest/usr/lib timeout 10 "$out/outside"
+}
+
+# libhwtimer_extras OUT: TAP of the example, the man pages, install.
 libhwtimer_extras() {
-	local out=$1 m bad=""
-	echo "1..2"
+	local out=$1 m bad="" dest=$1/dest
+	echo "1..4"
 	# The example prints one line per timeout, three within a second.
 	if timeout 10 "$out/shared/three" >"$out/three.log" 2>&1 &&
 		[ "$(grep -c '^timeout [123],' "$out/three.log")" = 3 ]; then
@@ -29,6 +47,19 @@ libhwtimer_extras() {
 		echo "ok 2 man pages format without a groff warning"
 	else
 		echo "not ok 2 groff warnings in:$bad"
+	fi
+	if libhwtimer_outside "$out" "$dest" >"$out/install.log" 2>&1; then
+		echo "ok 3 install, pkg-config --cflags --libs, a program built outside"
+	else
+		echo "not ok 3 install and an outside build (see install.log)"
+	fi
+	make -C "$TOP/tools/lib/hwtimer" O="$out/shared" PREFIX=/usr \
+		DESTDIR="$dest" uninstall >>"$out/install.log" 2>&1 || true
+	if [ "$(cd "$dest" 2>/dev/null && find . ! -type d)" = \
+		./usr/include/linux/hwtimer.h ]; then
+		echo "ok 4 uninstall leaves only <linux/hwtimer.h>"
+	else
+		echo "not ok 4 uninstall left files (see install.log)"
 	fi
 }
 
