@@ -33,6 +33,10 @@
  * cascade step; a cancel may leave that minimum too small, which only costs
  * an early wake-up, never a late one.
  *
+ * The ns-to-tick rounding is a multiplication by a reciprocal of the tick
+ * kept in the wheel, corrected by the exact remainder (calc_tick()); every
+ * deadline is rounded up exactly as a division would, never down.
+ *
  * Levels, granularity and range for the default 1 ms tick (range = how far
  * ahead of the current tick a level reaches; a level's entries are placed to
  * their exact tick regardless of its granularity):
@@ -56,6 +60,7 @@
  * calls on a wheel and passes the time in.
  */
 #include <linux/bitops.h>
+#include <linux/compiler.h>
 #include <linux/export.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -80,6 +85,7 @@ void hwtimer_wc_init(struct hwtimer_wc *wc, u32 tick_ns, u64 now_ns)
 	unsigned int i;
 
 	wc->tick_ns = tick_ns ? tick_ns : 1;
+	wc->tick_inv = div_u64(U64_MAX, wc->tick_ns);
 	wc->now = div_u64(now_ns, wc->tick_ns);
 	wc->levels = 0;
 	wc->count = 0;
@@ -109,6 +115,22 @@ void hwtimer_wc_entry_init(struct hwtimer_wc_entry *e)
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
 
+/*
+ * ceil(@ns / tick) with a multiplication instead of a division. With
+ * inv = floor((2^64 - 1) / tick), (2^64 - tick) / tick <= inv <= 2^64 / tick,
+ * so ns * inv / 2^64 lies in (ns / tick - 1, ns / tick] for any u64 @ns: its
+ * integer part q is floor(ns / tick) or one less. The remainder
+ * r = ns - q * tick is then exact, in [0, 2 * tick), and the quotient rounded
+ * up is q + (r > 0) + (r > tick): never below the true one, never above.
+ */
+static __always_inline u64 calc_tick(const struct hwtimer_wc *wc, u64 ns)
+{
+	u64 q = mul_u64_u64_shr(ns, wc->tick_inv, 64);
+	u64 r = ns - q * wc->tick_ns;
+
+	return q + (r != 0) + (r > wc->tick_ns);
+}
+
 /**
  * hwtimer_wc_ns_to_tick() - deadline tick of a nanosecond deadline
  * @wc: the wheel (for its tick length)
@@ -119,10 +141,7 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
  */
 u64 hwtimer_wc_ns_to_tick(const struct hwtimer_wc *wc, u64 ns)
 {
-	u32 rem;
-	u64 tick = div_u64_rem(ns, wc->tick_ns, &rem);
-
-	return tick + (rem != 0);
+	return calc_tick(wc, ns);
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_ns_to_tick, HWTIMER_WHEEL);
 
@@ -136,52 +155,92 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_ns_to_tick, HWTIMER_WHEEL);
  */
 u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick)
 {
-	if (tick > div_u64(U64_MAX, wc->tick_ns))
+	if (tick > wc->tick_inv)
 		return U64_MAX;
 	return tick * wc->tick_ns;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_tick_to_ns, HWTIMER_WHEEL);
 
-/* Level at which tick @expires sits when the wheel is at @now (< @expires). */
-static unsigned int calc_level(u64 now, u64 expires)
-{
-	return (fls64(now ^ expires) - 1) / HWTIMER_WC_LVL_BITS;
-}
+/*
+ * Level of each bit of a tick number, bit / HWTIMER_WC_LVL_BITS, looked up:
+ * one entry per level of the eleven that 6-bit levels make.
+ */
+static const u8 bit_level[64] = {
+	[LVL_SHIFT(0) ... LVL_SHIFT(1) - 1] = 0,
+	[LVL_SHIFT(1) ... LVL_SHIFT(2) - 1] = 1,
+	[LVL_SHIFT(2) ... LVL_SHIFT(3) - 1] = 2,
+	[LVL_SHIFT(3) ... LVL_SHIFT(4) - 1] = 3,
+	[LVL_SHIFT(4) ... LVL_SHIFT(5) - 1] = 4,
+	[LVL_SHIFT(5) ... LVL_SHIFT(6) - 1] = 5,
+	[LVL_SHIFT(6) ... LVL_SHIFT(7) - 1] = 6,
+	[LVL_SHIFT(7) ... LVL_SHIFT(8) - 1] = 7,
+	[LVL_SHIFT(8) ... LVL_SHIFT(9) - 1] = 8,
+	[LVL_SHIFT(9) ... LVL_SHIFT(10) - 1] = 9,
+	[LVL_SHIFT(10) ... 63] = 10,
+};
 
 /*
- * Has the deadline tick of @e been reached? ceil(ns / tick) <= now exactly
- * when ns <= now * tick, and now * tick cannot overflow: the wheel's tick
- * number came from dividing a u64 time by the tick.
+ * Level of deadline tick @expires when the wheel is at @now (< @expires):
+ * that of the highest bit in which the two differ.
  */
-static bool entry_due(const struct hwtimer_wc *wc,
-		      const struct hwtimer_wc_entry *e)
+static __always_inline unsigned int calc_level(u64 now, u64 expires)
 {
-	return e->expires_ns <= wc->now * wc->tick_ns;
+	u64 diff = now ^ expires;
+
+	/* __fls() takes a long: it holds the whole difference on 64 bits. */
+	if (BITS_PER_LONG == 64)
+		return bit_level[__fls(diff)];
+	return bit_level[fls64(diff) - 1];
 }
 
-/*
- * Put @e, not in the wheel, where its deadline belongs relative to the
- * wheel's current tick: on the due list when that has been reached.
- */
-static void enqueue_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
-{
-	unsigned int lvl, idx;
-	u64 expires;
+/* Slot number of slot @slot of level @lvl. */
+#define SLOT_INDEX(lvl, slot)	((lvl) * HWTIMER_WC_LVL_SIZE + (slot))
 
-	if (entry_due(wc, e)) {
-		e->idx = HWTIMER_WC_DUE;
-		list_add_tail(&e->node, &wc->due);
-		return;
-	}
-	expires = hwtimer_wc_ns_to_tick(wc, e->expires_ns);
-	lvl = calc_level(wc->now, expires);
-	idx = lvl * HWTIMER_WC_LVL_SIZE + LVL_DIGIT(expires, lvl);
+/*
+ * Put @e, not in the wheel, in slot @slot of level @lvl, the one of its
+ * deadline tick @expires (after the wheel's current tick).
+ */
+static __always_inline void enqueue_slot(struct hwtimer_wc *wc,
+					 struct hwtimer_wc_entry *e,
+					 u64 expires, unsigned int lvl,
+					 unsigned int slot)
+{
+	unsigned int idx = SLOT_INDEX(lvl, slot);
+
 	e->idx = idx;
 	list_add_tail(&e->node, &wc->slots[idx]);
-	wc->occupied[lvl] |= BIT_ULL(LVL_DIGIT(expires, lvl));
+	wc->occupied[lvl] |= BIT_ULL(slot);
 	wc->levels |= BIT(lvl);
 	if (expires < wc->slot_min[idx])
 		wc->slot_min[idx] = expires;
+}
+
+/* Put @e, not in the wheel, on the due list. */
+static __always_inline void enqueue_due(struct hwtimer_wc *wc,
+					struct hwtimer_wc_entry *e)
+{
+	e->idx = HWTIMER_WC_DUE;
+	list_add_tail(&e->node, &wc->due);
+}
+
+/*
+ * Put @e, not in the wheel, where its deadline tick @expires belongs
+ * relative to the wheel's current tick: on the due list when that has been
+ * reached. ceil(ns / tick) <= now exactly when ns <= now * tick: a deadline
+ * is due in the tick it falls in, never before.
+ */
+static __always_inline void enqueue_entry(struct hwtimer_wc *wc,
+					  struct hwtimer_wc_entry *e,
+					  u64 expires)
+{
+	unsigned int lvl;
+
+	if (expires <= wc->now) {
+		enqueue_due(wc, e);
+		return;
+	}
+	lvl = calc_level(wc->now, expires);
+	enqueue_slot(wc, e, expires, lvl, LVL_DIGIT(expires, lvl));
 }
 
 /* Forget that slot @idx holds anything; its list is already empty. */
@@ -196,18 +255,31 @@ static void clear_slot(struct hwtimer_wc *wc, unsigned int idx)
 }
 
 /*
- * Take @e, which is in the wheel, out of its slot or the due list. An entry
- * collected onto the due list by an advance may still carry its old slot
- * number: clearing that slot when its list is empty is then a no-op.
+ * Unlink @e, which is in the wheel, from its slot or the due list, leaving
+ * its node and slot number stale; true when that emptied its slot. Its two
+ * neighbours are one and the same node only when @e was alone on its list,
+ * and that node is then the list's head: a slot emptied by the unlink is
+ * known without looking it up. An entry on the due list may still carry the
+ * slot number it had before an advance collected it, so the due list's own
+ * head is told apart; every entry on a slot list carries its slot's number.
  */
+static __always_inline bool unlink_entry(struct hwtimer_wc *wc,
+					 struct hwtimer_wc_entry *e)
+{
+	struct list_head *next = e->node.next;
+	bool last = next == e->node.prev && next != &wc->due;
+
+	__list_del_entry(&e->node);
+	return last;
+}
+
+/* Take @e, which is in the wheel, out of its slot or the due list. */
 static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 {
-	unsigned int idx = e->idx;
-
-	list_del_init(&e->node);
+	if (unlink_entry(wc, e))
+		clear_slot(wc, e->idx);
+	INIT_LIST_HEAD(&e->node);
 	e->idx = HWTIMER_WC_IDLE;
-	if (idx < HWTIMER_WC_SLOTS && list_empty(&wc->slots[idx]))
-		clear_slot(wc, idx);
 }
 
 /**
@@ -225,7 +297,7 @@ void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 		    u64 expires_ns)
 {
 	e->expires_ns = expires_ns;
-	enqueue_entry(wc, e);
+	enqueue_entry(wc, e, calc_tick(wc, expires_ns));
 	wc->count++;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_arm, HWTIMER_WHEEL);
@@ -242,7 +314,7 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_arm, HWTIMER_WHEEL);
  */
 bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 {
-	if (!hwtimer_wc_entry_pending(e))
+	if (unlikely(!hwtimer_wc_entry_pending(e)))
 		return false;
 	detach_entry(wc, e);
 	wc->count--;
@@ -309,7 +381,7 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 {
 	u64 now = div_u64(now_ns, wc->tick_ns);
 	struct hwtimer_wc_entry *e;
-	u64 n = 0;
+	u64 expires, n = 0;
 
 	if (now > wc->now) {
 		unsigned int lvl;
@@ -336,12 +408,13 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	while (max-- && !list_empty(&wc->due)) {
 		e = list_first_entry(&wc->due, struct hwtimer_wc_entry, node);
 		list_del(&e->node);
-		if (entry_due(wc, e)) {
+		expires = calc_tick(wc, e->expires_ns);
+		if (expires <= wc->now) {
 			e->idx = HWTIMER_WC_IDLE;
 			list_add_tail(&e->node, expired);
 			n++;
 		} else {
-			enqueue_entry(wc, e);
+			enqueue_entry(wc, e, expires);
 		}
 	}
 	wc->count -= n;

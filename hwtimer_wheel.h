@@ -52,8 +52,10 @@ struct hwtimer_wc_entry {
 
 /**
  * struct hwtimer_wc - a hierarchical timing wheel
+ * @slots: the slot lists (first, so that a slot's address is a scaled index)
  * @now: current tick: everything due at or before it has been handed out
  * @tick_ns: length of a tick in nanoseconds (at least 1)
+ * @tick_inv: U64_MAX / @tick_ns, to divide by the tick with a multiplication
  * @count: entries in the wheel (slots and due list)
  * @levels: bit L set when level L has an occupied slot
  * @occupied: per level, bit S set when slot S's list is not empty
@@ -61,17 +63,17 @@ struct hwtimer_wc_entry {
  *	range has begun, that the next advance hands out or cascades
  * @slot_min: per slot, a lower bound of its entries' deadlines (exact until
  *	an entry is cancelled; reset when the slot empties)
- * @slots: the slot lists
  */
 struct hwtimer_wc {
+	struct list_head slots[HWTIMER_WC_SLOTS];
 	u64 now;
 	u32 tick_ns;
 	u32 levels;
+	u64 tick_inv;
 	u64 count;
 	u64 occupied[HWTIMER_WC_LEVELS];
 	struct list_head due;
 	u64 slot_min[HWTIMER_WC_SLOTS];
-	struct list_head slots[HWTIMER_WC_SLOTS];
 };
 
 void hwtimer_wc_init(struct hwtimer_wc *wc, u32 tick_ns, u64 now_ns);

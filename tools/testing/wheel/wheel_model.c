@@ -3,7 +3,8 @@
  * wheel_model - hwtimer_wheel.c, compiled in userspace through shim/, checked
  * against the reference model of kunit/hwtimer_wheel_model.h for millions of
  * random arm / cancel / advance operations with random tick lengths and
- * deadlines spanning every level and the U64_MAX edge.
+ * deadlines spanning every level and the U64_MAX edge; and its rounding of
+ * nanoseconds up to ticks against a division.
  *
  * Usage: wheel_model [-n OPS] [-s SEED]    prints TAP, exits 1 on a mismatch.
  */
@@ -19,10 +20,63 @@
 #define NITEMS	1024
 #define ROUND	200000
 #define RUNS	4
+#define NS_TO_TICK_LENGTHS	20000
 
 static struct hwtimer_wc wheel;
 static struct wm_item items[NITEMS];
 static u32 sorted[NITEMS];
+
+/*
+ * hwtimer_wc_ns_to_tick() against a division, rounded up, for @nticks tick
+ * lengths (the edges first, then random ones) and 1024 values each: around
+ * multiples of the tick, near U64_MAX, small and random. Return: mismatches.
+ */
+static unsigned long check_ns_to_tick(u64 seed, unsigned long nticks)
+{
+	static const u32 fixed[] = { 1, 2, 3, 7, 1000, 1024, 10000, 1000000,
+				     1000000000, 0x80000000u, 0xffffffffu };
+	struct wm_state st = { .rng = seed };
+	unsigned long bad = 0, t, i;
+
+	for (t = 0; t < nticks; t++) {
+		u32 tick = t < 11 ? fixed[t] : (u32)wm_rand(&st) | 1;
+
+		hwtimer_wc_init(&wheel, tick, 0);
+		for (i = 0; i < 1024; i++) {
+			u64 r = wm_rand(&st), ns, want, got;
+			u64 near = (wm_rand(&st) % 3) - 1;
+
+			switch (i % 6) {
+			case 0:
+				ns = r;
+				break;
+			case 1:
+				ns = U64_MAX - r % (4ULL * tick);
+				break;
+			case 2:
+				ns = r % (8ULL * tick);
+				break;
+			case 3:
+				ns = (r / tick) * tick + near;
+				break;
+			case 4:
+				ns = r >> (wm_rand(&st) % 64);
+				break;
+			default:
+				ns = (U64_MAX / tick) * tick + near;
+				break;
+			}
+			want = ns / tick + (ns % tick != 0);
+			got = hwtimer_wc_ns_to_tick(&wheel, ns);
+			if (got != want && bad++ < 5)
+				printf("# ns_to_tick(%llu) with tick %u: %llu, want %llu\n",
+				       (unsigned long long)ns, tick,
+				       (unsigned long long)got,
+				       (unsigned long long)want);
+		}
+	}
+	return bad;
+}
 
 static double now_s(void)
 {
@@ -54,7 +108,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("TAP version 13\n1..%d\n", RUNS);
+	printf("TAP version 13\n1..%d\n", RUNS + 1);
 	for (run = 0; run < RUNS; run++) {
 		unsigned long long s = seed + run * 0x632be59bd9b4e019ULL;
 		double t0 = now_s();
@@ -79,6 +133,13 @@ int main(int argc, char **argv)
 			printf("ok %d wheel_model_seed_%d\n", run + 1, run);
 		}
 	}
-	printf("# wheel model: %d passed, %d failed\n", RUNS - failed, failed);
+	if (check_ns_to_tick(seed, NS_TO_TICK_LENGTHS)) {
+		printf("not ok %d wheel_ns_to_tick_rounds_up_exactly\n", RUNS + 1);
+		failed++;
+	} else {
+		printf("ok %d wheel_ns_to_tick_rounds_up_exactly\n", RUNS + 1);
+	}
+	printf("# wheel model: %d passed, %d failed\n", RUNS + 1 - failed,
+	       failed);
 	return failed ? 1 : 0;
 }

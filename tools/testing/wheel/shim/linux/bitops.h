@@ -5,6 +5,8 @@
 
 #include <linux/types.h>
 
+#define BITS_PER_LONG	(8 * (int)sizeof(long))
+
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
 
@@ -18,6 +20,12 @@ static inline int fls64(u64 x)
 static inline unsigned long __ffs(unsigned long x)
 {
 	return __builtin_ctzl(x);
+}
+
+/* Index of the most significant set bit; undefined for 0, as in the kernel. */
+static inline unsigned long __fls(unsigned long x)
+{
+	return 8 * sizeof(long) - 1 - __builtin_clzl(x);
 }
 
 static inline unsigned int __ffs64(u64 x)

@@ -49,6 +49,11 @@ static inline void __list_del(struct list_head *prev, struct list_head *next)
 	prev->next = next;
 }
 
+static inline void __list_del_entry(struct list_head *entry)
+{
+	__list_del(entry->prev, entry->next);
+}
+
 /* Poisoned like the kernel's, so a use after list_del() crashes. */
 static inline void list_del(struct list_head *entry)
 {
