@@ -30,8 +30,8 @@
  * next expiry is in the lowest occupied level's lowest occupied slot. Each
  * slot keeps the smallest deadline put into it, so a caller sleeping until
  * the next expiry wakes once per distinct deadline rather than once per
- * cascade step; a cancel may leave that minimum too small, which only costs
- * an early wake-up, never a late one.
+ * cascade step; a cancel or a move may leave that minimum too small, which
+ * only costs an early wake-up, never a late one.
  *
  * The ns-to-tick rounding is a multiplication by a reciprocal of the tick
  * kept in the wheel, corrected by the exact remainder (calc_tick()); every
@@ -255,6 +255,15 @@ static void clear_slot(struct hwtimer_wc *wc, unsigned int idx)
 }
 
 /*
+ * clear_slot() kept out of line, for a caller whose common path it would
+ * crowd (more registers to save on every call for a rare branch).
+ */
+static noinline void clear_slot_cold(struct hwtimer_wc *wc, unsigned int idx)
+{
+	clear_slot(wc, idx);
+}
+
+/*
  * Unlink @e, which is in the wheel, from its slot or the due list, leaving
  * its node and slot number stale; true when that emptied its slot. Its two
  * neighbours are one and the same node only when @e was alone on its list,
@@ -321,6 +330,59 @@ bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_cancel, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_modify() - move an entry to a new deadline, or arm it
+ * @wc: the wheel
+ * @e: an entry of @wc, or one not in any wheel
+ * @expires_ns: new absolute deadline in ns; any value up to U64_MAX
+ *
+ * hwtimer_wc_cancel() then hwtimer_wc_arm() in one step. A pending entry
+ * whose new deadline falls in the slot it already sits in stays where it
+ * is: only that slot's minimum is touched, not the lists. Like a cancel, a
+ * move may leave hwtimer_wc_next_expiry() a lower bound rather than exact.
+ * O(1).
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: true when @e was in the wheel, false when it was armed afresh.
+ */
+bool hwtimer_wc_modify(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
+		       u64 expires_ns)
+{
+	unsigned int lvl, slot, idx;
+	u64 expires;
+
+	if (unlikely(!hwtimer_wc_entry_pending(e))) {
+		hwtimer_wc_arm(wc, e, expires_ns);
+		return false;
+	}
+	e->expires_ns = expires_ns;
+	expires = calc_tick(wc, expires_ns);
+	if (unlikely(expires <= wc->now)) {
+		if (unlink_entry(wc, e))
+			clear_slot_cold(wc, e->idx);
+		enqueue_due(wc, e);
+		return true;
+	}
+	lvl = calc_level(wc->now, expires);
+	slot = LVL_DIGIT(expires, lvl);
+	idx = SLOT_INDEX(lvl, slot);
+	/*
+	 * With the due list empty every entry sits in the slot its deadline
+	 * gives relative to the current tick; otherwise @e may be on the due
+	 * list with the number of a slot it has left.
+	 */
+	if (idx == e->idx && list_empty(&wc->due)) {
+		if (expires < wc->slot_min[idx])
+			wc->slot_min[idx] = expires;
+		return true;
+	}
+	if (unlink_entry(wc, e))
+		clear_slot_cold(wc, e->idx);
+	enqueue_slot(wc, e, expires, lvl, slot);
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_modify, HWTIMER_WHEEL);
 
 /*
  * Mask of the slots of level @lvl whose range begins in (@old, @now]: those
@@ -446,8 +508,8 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
  * hwtimer_wc_next_expiry() - when the wheel next needs advancing
  * @wc: the wheel
  * @tick: out: a tick at or before the earliest deadline in the wheel; exact
- *	unless an entry was cancelled from that slot; the current tick when
- *	the due list is not empty
+ *	unless an entry was cancelled or moved from that slot; the current
+ *	tick when the due list is not empty
  *
  * O(1): two find-first-bit operations.
  *

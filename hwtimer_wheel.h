@@ -62,7 +62,7 @@ struct hwtimer_wc_entry {
  * @due: entries armed at or before @now, or collected from slots whose
  *	range has begun, that the next advance hands out or cascades
  * @slot_min: per slot, a lower bound of its entries' deadlines (exact until
- *	an entry is cancelled; reset when the slot empties)
+ *	an entry is cancelled or moved; reset when the slot empties)
  */
 struct hwtimer_wc {
 	struct list_head slots[HWTIMER_WC_SLOTS];
@@ -83,6 +83,8 @@ u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick);
 void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 		    u64 expires_ns);
 bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e);
+bool hwtimer_wc_modify(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
+		       u64 expires_ns);
 u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 		       struct list_head *expired);
 u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,

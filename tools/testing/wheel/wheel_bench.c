@@ -13,8 +13,10 @@
  * deadlines uniform in [1, 2^24) ticks (each a random ns inside its tick).
  *   add, cancel      arm 100k entries into an empty wheel, cancel them all
  *   pair/N           100k arm + cancel of one entry, N pending
- *   modify/N         100k moves of a random pending entry (cancel + arm) to
- *                    a new deadline, N pending
+ *   modify/N         100k moves of a random pending entry to a new deadline,
+ *                    N pending
+ *   push/N           100k moves of a random pending entry 1 to 64 ticks
+ *                    later (a keep-alive), N pending
  *   next/N           100k next-expiry queries, N pending
  *   advance          100k pending, advanced 256 ticks at a time until
  *                    empty: per entry handed out
@@ -31,10 +33,12 @@
 #define OPS		100000U
 #define MAX_PENDING	1000000U
 #define ADVANCE_STEP	256
+#define PUSH_TICKS	64
 
 static struct hwtimer_wc wheel;
 /* MAX_PENDING background entries, then OPS entries the phases move. */
 static struct hwtimer_wc_entry *ents;
+/* OPS deadlines to arm, then the background entries' current ones. */
 static u64 *deadline;
 static u64 rng = 0x9e3779b97f4a7c15ULL;
 
@@ -105,10 +109,20 @@ static void bench_pending(unsigned int n)
 	for (i = 0; i < OPS; i++) {
 		struct hwtimer_wc_entry *m = &ents[rand64() % n];
 
-		hwtimer_wc_cancel(&wheel, m);
-		hwtimer_wc_arm(&wheel, m, deadline[i]);
+		hwtimer_wc_modify(&wheel, m, deadline[i]);
+		deadline[OPS + (m - ents)] = deadline[i];
 	}
 	snprintf(name, sizeof(name), "modify/%u", n);
+	phase_end(name, OPS);
+
+	phase_begin();
+	for (i = 0; i < OPS; i++) {
+		u64 *d = &deadline[OPS + rand64() % n];
+
+		*d += (1 + rand64() % PUSH_TICKS) * TICK_NS;
+		hwtimer_wc_modify(&wheel, &ents[d - deadline - OPS], *d);
+	}
+	snprintf(name, sizeof(name), "push/%u", n);
 	phase_end(name, OPS);
 
 	phase_begin();

@@ -13,8 +13,8 @@ set -eu
 bin=$1
 out=$2
 shift 2
-[ $# -gt 0 ] || set -- hwtimer_wc_arm hwtimer_wc_cancel hwtimer_wc_advance \
-	hwtimer_wc_next_expiry
+[ $# -gt 0 ] || set -- hwtimer_wc_arm hwtimer_wc_cancel hwtimer_wc_modify \
+	hwtimer_wc_advance hwtimer_wc_next_expiry
 name=$(basename "$bin")
 impl=${IMPL:-hwtimer}
 

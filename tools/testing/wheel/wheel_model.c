@@ -2,9 +2,9 @@
 /*
  * wheel_model - hwtimer_wheel.c, compiled in userspace through shim/, checked
  * against the reference model of kunit/hwtimer_wheel_model.h for millions of
- * random arm / cancel / advance operations with random tick lengths and
- * deadlines spanning every level and the U64_MAX edge; and its rounding of
- * nanoseconds up to ticks against a division.
+ * random arm / cancel / modify / advance operations with random tick lengths
+ * and deadlines spanning every level and the U64_MAX edge; and its rounding
+ * of nanoseconds up to ticks against a division.
  *
  * Usage: wheel_model [-n OPS] [-s SEED]    prints TAP, exits 1 on a mismatch.
  */
@@ -16,6 +16,7 @@
 
 #include "hwtimer_wheel.h"
 #include "hwtimer_wheel_model.h"
+#include "wheel_modify.h"
 
 #define NITEMS	1024
 #define ROUND	200000
@@ -25,6 +26,39 @@
 static struct hwtimer_wc wheel;
 static struct wm_item items[NITEMS];
 static u32 sorted[NITEMS];
+
+/* wm_run() with a fifth of the operations moves by hwtimer_wc_modify(). */
+static int run_rounds(struct wm_state *st, u64 seed, u64 ops, u64 round)
+{
+	static const u32 ticks[] = { 1, 3, 7, 1000, 10000, 1000000, 1000000000 };
+	u64 done = 0;
+
+	st->rng = seed;
+	while (done < ops) {
+		u64 k = wm_rand(st) % 8;
+		u32 tick = k < 7 ? ticks[k] : (u32)(wm_rand(st) | 1);
+		u64 start = wm_rand(st) % 4 == 0 ? wm_rand(st) :
+			wm_below(st, 1ULL << 40);
+		u64 j;
+
+		wm_reset(st, tick, start);
+		for (j = 0; j < round && done < ops; j++, done++) {
+			int ret;
+
+			if (wm_rand(st) % 5 == 0) {
+				st->ops++;
+				ret = wm_modify(st, wm_rand(st) % st->nitems);
+			} else {
+				ret = wm_step(st);
+			}
+			if (ret)
+				return -1;
+		}
+		if (wm_drain(st))
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * hwtimer_wc_ns_to_tick() against a division, rounded up, for @nticks tick
@@ -118,7 +152,7 @@ int main(int argc, char **argv)
 		st.fired = 0;
 		st.cancels = 0;
 		st.inexact = 0;
-		ret = wm_run(&st, s | 1, ops / RUNS, ROUND);
+		ret = run_rounds(&st, s | 1, ops / RUNS, ROUND);
 		printf("# seed %#llx: %llu ops, %llu fired, %llu cancelled, %llu inexact next, %.2f s\n",
 		       s | 1, (unsigned long long)st.ops,
 		       (unsigned long long)st.fired,

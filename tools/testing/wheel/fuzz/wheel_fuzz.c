@@ -6,10 +6,11 @@
  *
  * The input is a header (tick choice, start time) and then operations of
  * one opcode byte and its operands. Operations reuse the model's own steps
- * (wm_arm, wm_cancel, wm_advance, wm_drain) with the model's random state
- * taken from the input, so the fuzzer steers the deadlines and times the
- * model would pick; two more arm and advance at values read straight from
- * the input, to reach edges (U64_MAX, tick boundaries) directly. A mismatch
+ * (wm_arm, wm_cancel, wm_advance, wm_drain, and wm_modify of ../wheel_modify.h
+ * for an arm of an armed item) with the model's random state taken from the
+ * input, so the fuzzer steers the deadlines and times the model would pick;
+ * two more arm (or move) and advance at values read straight from the input,
+ * to reach edges (U64_MAX, tick boundaries) directly. A mismatch
  * prints the model's description and aborts, which libFuzzer reports.
  */
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "hwtimer_wheel.h"
 #include "hwtimer_wheel_model.h"
+#include "../wheel_modify.h"
 
 #define NITEMS	64
 
@@ -51,13 +53,16 @@ static void fail(struct wm_state *st, const char *op)
 	abort();
 }
 
-/* Arm item @i at exactly @deadline: wm_arm() without its random pick. */
+/*
+ * Arm item @i at exactly @deadline: wm_arm() without its random pick; move
+ * it there when it is armed.
+ */
 static int arm_at(struct wm_state *st, u32 i, u64 deadline)
 {
 	struct wm_item *it = &st->items[i];
 
 	if (it->armed)
-		return wm_cancel(st, i);
+		return wm_modify_to(st, i, deadline);
 	it->deadline = deadline;
 	hwtimer_wc_arm(st->wc, &it->e, deadline);
 	it->armed = true;
@@ -107,8 +112,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		switch (code % 8) {
 		case 0:
 		case 1:
-			op = "arm";
-			ret = st.items[i].armed ? 0 : wm_arm(&st, i);
+			op = st.items[i].armed ? "modify" : "arm";
+			ret = st.items[i].armed ? wm_modify(&st, i) :
+			      wm_arm(&st, i);
 			break;
 		case 2:
 			op = "cancel";
