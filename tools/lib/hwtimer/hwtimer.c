@@ -245,19 +245,20 @@ HWT_EXPORT int hwtimer_set_eventfd(struct hwtimer *h, int efd)
 /* ---- operations ---- */
 
 /* Fill @op for an arm; -EINVAL for unknown flags. */
-static int make_arm(struct hwtimer_batch_op *op, uint64_t deadline_ns,
-		    uint64_t period_ns, unsigned int flags, uint64_t user_data)
+static int make_arm(struct hwtimer_batch_op *op, int clock,
+		    uint64_t deadline_ns, uint64_t period_ns, unsigned int flags,
+		    uint64_t user_data)
 {
-	if (flags & ~(HWTIMER_TIMEOUT_ABS | HWTIMER_TIMEOUT_BOOTTIME))
+	if (flags & ~HWTIMER_ARM_ABS)
 		return -EINVAL;
 	memset(op, 0, sizeof(*op));
 	op->op = HWTIMER_OP_ARM;
-	op->flags = flags & HWTIMER_TIMEOUT_ABS ? HWTIMER_ARM_ABS : 0;
+	op->flags = flags;
 	op->cookie = user_data;
 	op->deadline_ns = deadline_ns;
 	op->period_ns = period_ns;
-	op->clock = flags & HWTIMER_TIMEOUT_BOOTTIME ? CLOCK_BOOTTIME :
-						       CLOCK_MONOTONIC;
+	/* Unknown clocks are the backend's to refuse, as the device does. */
+	op->clock = clock;
 	return 0;
 }
 
@@ -272,11 +273,11 @@ static void make_cancel(struct hwtimer_batch_op *op, uint64_t id)
 static int make_modify(struct hwtimer_batch_op *op, uint64_t id,
 		       uint64_t deadline_ns, unsigned int flags)
 {
-	if (flags & ~HWTIMER_TIMEOUT_ABS)
+	if (flags & ~HWTIMER_ARM_ABS)
 		return -EINVAL;
 	memset(op, 0, sizeof(*op));
 	op->op = HWTIMER_OP_MODIFY;
-	op->flags = flags ? HWTIMER_ARM_ABS : 0;
+	op->flags = flags;
 	op->id = id;
 	op->deadline_ns = deadline_ns;
 	return 0;
@@ -292,12 +293,12 @@ static int run_one(struct hwtimer *h, struct hwtimer_batch_op *op)
 	return op->status ? op->status : (int)op->result;
 }
 
-HWT_EXPORT int hwtimer_arm(struct hwtimer *h, uint64_t deadline_ns,
-			   uint64_t period_ns, unsigned int flags,
-			   uint64_t user_data, uint64_t *id)
+HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
+			   uint64_t deadline_ns, uint64_t period_ns,
+			   unsigned int flags, uint64_t user_data, uint64_t *id)
 {
 	struct hwtimer_batch_op op;
-	int r = make_arm(&op, deadline_ns, period_ns, flags, user_data);
+	int r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
 
 	if (!r)
 		r = run_one(h, &op);
@@ -342,12 +343,13 @@ static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
 	return 0;
 }
 
-HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, uint64_t deadline_ns,
-				uint64_t period_ns, unsigned int flags,
-				uint64_t user_data, struct hwtimer_result *res)
+HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, int clock,
+				uint64_t deadline_ns, uint64_t period_ns,
+				unsigned int flags, uint64_t user_data,
+				struct hwtimer_result *res)
 {
 	struct hwtimer_batch_op op;
-	int r = make_arm(&op, deadline_ns, period_ns, flags, user_data);
+	int r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
 
 	return r ? r : sq_push(h, &op, res);
 }

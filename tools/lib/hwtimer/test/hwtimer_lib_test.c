@@ -179,7 +179,7 @@ static void t_never_early(void)
 	static bool seen[N];
 	const struct hwtimer_event *ev;
 	struct hwtimer *h = ctx_open(0);
-	unsigned int i, got = 0, fl;
+	unsigned int i, got = 0;
 	uint64_t now, end;
 	clockid_t c;
 
@@ -188,10 +188,9 @@ static void t_never_early(void)
 	srand(getpid());
 	memset(seen, 0, sizeof(seen));
 	for (i = 0; i < N; i++) {
-		fl = HWTIMER_TIMEOUT_ABS | (i % 3 ? 0 : HWTIMER_TIMEOUT_BOOTTIME);
 		c = i % 3 ? CLOCK_MONOTONIC : CLOCK_BOOTTIME;
 		deadline[i] = now_ns(c) + (uint64_t)(rand() % 300) * MS + rand() % MS;
-		if (!ok(!hwtimer_arm(h, deadline[i], 0, fl, i, NULL), "arm %u", i))
+		if (!ok(!hwtimer_arm(h, c, deadline[i], 0, HWTIMER_ARM_ABS, i, NULL), "arm %u", i))
 			goto out;
 	}
 	end = now_ns(CLOCK_MONOTONIC) + WAIT_NS;
@@ -238,7 +237,7 @@ static void t_user_data(void)
 	if (!h)
 		return;
 	for (i = 0; i < ARRAY_SIZE(data); i++)
-		if (!ok(!hwtimer_arm(h, i * MS, 0, 0, data[i], NULL), "arm"))
+		if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, i * MS, 0, 0, data[i], NULL), "arm"))
 			goto out;
 	for (i = 0; i < ARRAY_SIZE(data); i++) {
 		if (!ok(next_event(h, &ev, WAIT_NS), "expiry %u missing", i))
@@ -264,7 +263,7 @@ static void t_cancel_before(void)
 	if (!h)
 		return;
 	/* 500 ms: the cancel comes first even after a long vCPU stall. */
-	if (!ok(!hwtimer_arm(h, 500 * MS, 0, 0, 1, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 500 * MS, 0, 0, 1, &id), "arm"))
 		goto out;
 	r = hwtimer_cancel(h, id);
 	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
@@ -290,7 +289,7 @@ static void t_cancel_after(void)
 
 	if (!h)
 		return;
-	if (!ok(!hwtimer_arm(h, MS, 0, 0, 7, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, MS, 0, 0, 7, &id), "arm"))
 		goto out;
 	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
 		goto out;
@@ -321,14 +320,14 @@ static void t_modify(void)
 
 	if (!h)
 		return;
-	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 1, &a) &&
-		!hwtimer_arm(h, 500 * MS, 0, 0, 2, &b), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 1, &a) &&
+		!hwtimer_arm(h, CLOCK_MONOTONIC, 500 * MS, 0, 0, 2, &b), "arm"))
 		goto out;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	r = hwtimer_modify(h, a, 30 * MS, 0);
 	ok(r == HWTIMER_RESULT_MODIFIED, "modify earlier: %d", r);
 	dl = now_ns(CLOCK_MONOTONIC) + 1000 * MS;
-	r = hwtimer_modify(h, b, dl, HWTIMER_TIMEOUT_ABS);
+	r = hwtimer_modify(h, b, dl, HWTIMER_ARM_ABS);
 	ok(r == HWTIMER_RESULT_MODIFIED, "modify later: %d", r);
 	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == a, "earlier one missing"))
 		goto out;
@@ -342,8 +341,8 @@ static void t_modify(void)
 	ok(ev.deadline_ns >= dl && ev.fire_ns >= dl && now_ns(CLOCK_MONOTONIC) >= dl,
 	   "later: fired %" PRId64 " ns before its new deadline",
 	   (int64_t)(dl - ev.fire_ns));
-	r = hwtimer_modify(h, a, 10 * MS, HWTIMER_TIMEOUT_BOOTTIME);
-	ok(r == -EINVAL, "modify with a clock flag: %d", r);
+	r = hwtimer_modify(h, a, 10 * MS, 0x2);
+	ok(r == -EINVAL, "modify with an unknown flag: %d", r);
 out:
 	hwtimer_close(h);
 }
@@ -363,15 +362,15 @@ static void t_batch_results(void)
 
 	if (!h)
 		return;
-	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 100, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 100, &id), "arm"))
 		goto out;
 	memset(res, 0xaa, sizeof(res));
-	r = hwtimer_prep_arm(h, 20 * MS, 0, 0, 101, &res[0]);
+	r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 101, &res[0]);
 	r |= hwtimer_prep_cancel(h, id + 12345, &res[1]);	/* bad id */
 	r |= hwtimer_prep_modify(h, id, 40 * MS, 0, &res[2]);
 	r |= hwtimer_prep_cancel(h, 0, &res[3]);		/* id 0 */
-	r |= hwtimer_prep_arm(h, 30 * MS, 0, 0, 102, &res[4]);
-	r |= hwtimer_prep_arm(h, 10000 * MS, 0, 0, 103, &res[5]);
+	r |= hwtimer_prep_arm(h, CLOCK_MONOTONIC, 30 * MS, 0, 0, 102, &res[4]);
+	r |= hwtimer_prep_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 103, &res[5]);
 	if (!ok(!r && hwtimer_sq_ready(h) == 6, "prep: %d, %u ready", r,
 		hwtimer_sq_ready(h)))
 		goto out;
@@ -394,7 +393,7 @@ static void t_batch_results(void)
 		   (uint64_t)ev.cookie);
 	}
 	ok(got == 3, "%u of 3 expiries", got);
-	ok(hwtimer_prep_arm(h, MS, 0, 0x80, 0, NULL) == -EINVAL &&
+	ok(hwtimer_prep_arm(h, CLOCK_MONOTONIC, MS, 0, 0x80, 0, NULL) == -EINVAL &&
 	   !hwtimer_sq_ready(h), "bad flags queued");
 out:
 	hwtimer_close(h);
@@ -416,7 +415,7 @@ static void t_batch_split(void)
 	if (!h)
 		return;
 	for (i = 0; i < SMALL; i++) {
-		r |= hwtimer_prep_arm(h, 10000 * MS, 0, 0, i, &res[i]);
+		r |= hwtimer_prep_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, i, &res[i]);
 		if (hwtimer_sq_ready(h) > most)
 			most = hwtimer_sq_ready(h);
 	}
@@ -430,7 +429,7 @@ static void t_batch_split(void)
 	if (!g)
 		goto out;
 	for (i = 0; i < BIG; i++)
-		r |= hwtimer_prep_arm(g, 100000 * MS, 0, 0, i, &res[i]);
+		r |= hwtimer_prep_arm(g, CLOCK_MONOTONIC, 100000 * MS, 0, 0, i, &res[i]);
 	ok(!r && hwtimer_sq_ready(g) == BIG, "prep of %u", BIG);
 	r = hwtimer_submit(g);
 	ok(r == 0, "submit of %u arms: %d failed", BIG, r);
@@ -457,7 +456,7 @@ static void t_periodic(void)
 		return;
 	if (period < hwtimer_tick_ns(h))
 		period = hwtimer_tick_ns(h);
-	if (!ok(!hwtimer_arm(h, period, period, 0, 5, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, period, period, 0, 5, &id), "arm"))
 		goto out;
 	for (i = 0; i < 4; i++) {
 		if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "expiry %d", i))
@@ -493,7 +492,7 @@ static void t_periodic_overruns(void)
 	if (period < hwtimer_tick_ns(h))
 		period = hwtimer_tick_ns(h);
 	t0 = now_ns(CLOCK_MONOTONIC);
-	if (!ok(!hwtimer_arm(h, period, period, 0, 6, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, period, period, 0, 6, &id), "arm"))
 		goto out;
 	sleep_ms(12 * period / MS);
 	if (!ok(!hwtimer_wait(h, &ev, WAIT_NS), "no record"))
@@ -528,7 +527,7 @@ static void t_periodic_cancel(void)
 	if (!h)
 		return;
 	p = hwtimer_tick_ns(h) * 5;
-	if (!ok(!hwtimer_arm(h, p, p, 0, 9, &id), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, p, p, 0, 9, &id), "arm"))
 		goto out;
 	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
 		goto out;
@@ -553,8 +552,8 @@ static void t_boottime(void)
 	if (!h)
 		return;
 	dl = now_ns(CLOCK_BOOTTIME) + 20 * MS;
-	if (!ok(!hwtimer_arm(h, dl, 0, HWTIMER_TIMEOUT_ABS |
-			     HWTIMER_TIMEOUT_BOOTTIME, 3, NULL), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_BOOTTIME, dl, 0, HWTIMER_ARM_ABS, 3, NULL),
+		"arm"))
 		goto out;
 	if (!ok(next_event(h, &ev, WAIT_NS), "no expiry"))
 		goto out;
@@ -578,13 +577,13 @@ static void t_past_and_max(void)
 	if (!h)
 		return;
 	t0 = now_ns(CLOCK_MONOTONIC);
-	if (!ok(!hwtimer_arm(h, 1, 0, HWTIMER_TIMEOUT_ABS, 1, NULL), "arm at 1 ns"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 1, 0, HWTIMER_ARM_ABS, 1, NULL), "arm at 1 ns"))
 		goto out;
 	/* "At once" within the 1 s tolerance. */
 	ok(next_event(h, &ev, WAIT_NS) && ev.cookie == 1 &&
 	   ev.fire_ns - t0 < LATE_MAX_NS, "past deadline not served at once");
-	if (!ok(!hwtimer_arm(h, UINT64_MAX, 0, 0, 2, &a) &&
-		!hwtimer_arm(h, UINT64_MAX, 0, HWTIMER_TIMEOUT_ABS, 3, &b), "arm max"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, UINT64_MAX, 0, 0, 2, &a) &&
+		!hwtimer_arm(h, CLOCK_MONOTONIC, UINT64_MAX, 0, HWTIMER_ARM_ABS, 3, &b), "arm max"))
 		goto out;
 	ok(quiet_for(h, 200), "a UINT64_MAX deadline fired (wrap)");
 	ok(hwtimer_cancel(h, a) == HWTIMER_RESULT_CANCELLED &&
@@ -593,7 +592,7 @@ out:
 	hwtimer_close(h);
 }
 
-/* Bad flags and periods below the tick: -EINVAL, nothing armed. */
+/* Bad flags, clocks and periods below the tick: -EINVAL, nothing armed. */
 static void t_bad_args(void)
 {
 	struct hwtimer *h = ctx_open(0);
@@ -602,10 +601,12 @@ static void t_bad_args(void)
 
 	if (!h)
 		return;
-	r = hwtimer_arm(h, MS, 0, 0x40, 0, &id);
+	r = hwtimer_arm(h, CLOCK_MONOTONIC, MS, 0, 0x40, 0, &id);
 	ok(r == -EINVAL && !id, "unknown flag: %d", r);
-	r = hwtimer_arm(h, MS, hwtimer_tick_ns(h) - 1, 0, 0, &id);
+	r = hwtimer_arm(h, CLOCK_MONOTONIC, MS, hwtimer_tick_ns(h) - 1, 0, 0, &id);
 	ok(r == -EINVAL && !id, "period below the tick: %d", r);
+	r = hwtimer_arm(h, CLOCK_REALTIME, MS, 0, 0, 0, &id);
+	ok(r == -EINVAL && !id, "CLOCK_REALTIME: %d", r);
 	r = hwtimer_modify(h, 12345, MS, 0x40);
 	ok(r == -EINVAL, "modify flag: %d", r);
 	ok(quiet_for(h, 50), "something was armed");
@@ -632,7 +633,7 @@ static void t_peek_wait(void)
 	   "wait 50 ms: %d after %" PRIu64 " ms", r, dt / MS);
 	r = hwtimer_wait(h, &ev, 0);
 	ok(r == -ETIME, "wait 0: %d", r);
-	if (!ok(!hwtimer_arm(h, 0, 0, 0, 4, NULL), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 0, 0, 0, 4, NULL), "arm"))
 		goto out;
 	r = hwtimer_wait(h, &ev, WAIT_NS);
 	if (!ok(!r, "wait: %d", r))
@@ -660,7 +661,7 @@ static void t_wait_eintr(void)
 
 	if (!h)
 		return;
-	if (!ok(!hwtimer_arm(h, 10000 * MS, 0, 0, 1, NULL), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 1, NULL), "arm"))
 		goto out;
 	for (pass = 0; pass < 2; pass++) {
 		sa.sa_flags = pass ? SA_RESTART : 0;
@@ -690,7 +691,7 @@ static void t_epoll(void)
 		"epoll"))
 		goto out;
 	ok(epoll_wait(ep, &e, 1, 0) == 0, "readable with nothing armed");
-	if (!ok(!hwtimer_arm(h, 20 * MS, 0, 0, 8, NULL), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 8, NULL), "arm"))
 		goto out_ep;
 	n = epoll_wait(ep, &e, 1, WAIT_NS / MS);
 	if (!ok(n == 1, "epoll_wait: %d", n))
@@ -724,8 +725,8 @@ static void t_eventfd(void)
 	}
 	if (!ok(!r, "set_eventfd: %d", r))
 		goto out;
-	ok(!hwtimer_arm(h, 10 * MS, 0, 0, 1, NULL) &&
-	   !hwtimer_arm(h, 20 * MS, 0, 0, 2, NULL), "arm");
+	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 1, NULL) &&
+	   !hwtimer_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 2, NULL), "arm");
 	p.fd = efd;
 	p.events = POLLIN;
 	while (cnt < 2 && poll(&p, 1, WAIT_NS / MS) == 1 &&
@@ -755,7 +756,7 @@ static void t_fork(void)
 	if (!h)
 		return;
 	dev = on_device(h);
-	if (!ok(!hwtimer_arm(h, 100 * MS, 0, 0, 0xa, NULL), "arm"))
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 100 * MS, 0, 0, 0xa, NULL), "arm"))
 		goto out;
 	fflush(stdout);
 	pid = fork();
@@ -763,8 +764,8 @@ static void t_fork(void)
 		goto out;
 	if (!pid) {
 		if (dev)
-			_exit(hwtimer_arm(h, 10 * MS, 0, 0, 0xc, NULL) ? 1 : 0);
-		if (hwtimer_arm(h, 10 * MS, 0, 0, 0xc, NULL))
+			_exit(hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 0xc, NULL) ? 1 : 0);
+		if (hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 0xc, NULL))
 			_exit(1);
 		/* The child sees its own first, then the inherited one. */
 		if (!next_event(h, &ev, WAIT_NS) || ev.cookie != 0xc)
@@ -797,7 +798,7 @@ static void t_ids_after_close(void)
 
 	if (!a)
 		return;
-	if (!ok(!hwtimer_arm(a, 10000 * MS, 0, 0, 1, &ida), "arm a"))
+	if (!ok(!hwtimer_arm(a, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 1, &ida), "arm a"))
 		return hwtimer_close(a);
 	hwtimer_close(a);
 	b = ctx_open(0);
@@ -805,10 +806,10 @@ static void t_ids_after_close(void)
 		return;
 	r = hwtimer_cancel(b, ida);
 	ok(r == -ENOENT, "closed context's id: %d", r);
-	ok(!hwtimer_arm(b, 10000 * MS, 0, 0, 2, &idb) && idb != ida, "arm b");
+	ok(!hwtimer_arm(b, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 2, &idb) && idb != ida, "arm b");
 	ok(hwtimer_cancel(b, idb) == HWTIMER_RESULT_CANCELLED, "cancel b");
 	/* Its slot is reused: the stale id must not match the new timeout. */
-	ok(!hwtimer_arm(b, 10000 * MS, 0, 0, 3, &id2) && id2 != idb, "re-arm");
+	ok(!hwtimer_arm(b, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 3, &id2) && id2 != idb, "re-arm");
 	r = hwtimer_cancel(b, idb);
 	ok(r == -ENOENT, "stale id: %d", r);
 	ok(hwtimer_cancel(b, 0) == -ENOENT, "id 0");
@@ -835,7 +836,7 @@ static const struct {
 	{ t_periodic_cancel, "periodic cancel: waiting record comes, LAST" },
 	{ t_boottime, "CLOCK_BOOTTIME: never early on it" },
 	{ t_past_and_max, "past deadline at once, UINT64_MAX never" },
-	{ t_bad_args, "bad flags, period below the tick: -EINVAL" },
+	{ t_bad_args, "bad flags, clock, period below the tick: -EINVAL" },
 	{ t_peek_wait, "peek does not wait, wait times out with -ETIME" },
 	{ t_wait_eintr, "signal in wait: -EINTR with and without SA_RESTART" },
 	{ t_epoll, "hwtimer_fd in epoll" },

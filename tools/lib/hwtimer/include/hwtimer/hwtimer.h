@@ -15,9 +15,12 @@
  * statuses and overruns follow hwtimer(4). What differs is listed at each
  * function (eventfd, fork).
  *
- * Expiries are the kernel's own records, struct hwtimer_event from
- * <linux/hwtimer.h>: @cookie is the user data given at arm time, and the
- * helpers at the end of this file read the rest.
+ * The vocabulary is the ABI's, from <linux/hwtimer.h>: a timeout runs on
+ * CLOCK_MONOTONIC or CLOCK_BOOTTIME, its deadline is relative unless
+ * HWTIMER_ARM_ABS is given, cancel and modify answer HWTIMER_RESULT_*,
+ * and expiries are the kernel's own records, struct hwtimer_event, whose
+ * @cookie is the user data given at arm time (the helpers at the end of
+ * this file read the rest).
  *
  * Errors: functions return 0 (or a count) on success and a negative errno
  * on failure, as liburing does; errno is not set, except by hwtimer_open().
@@ -44,12 +47,6 @@ struct hwtimer;
 /* Flags of hwtimer_open(); neither means the device if present, else timerfd. */
 #define HWTIMER_OPEN_DEVICE	(1U << 0)	/* the device or fail */
 #define HWTIMER_OPEN_TIMERFD	(1U << 1)	/* the timerfd backend only */
-
-/* Flags of a timeout (arm, modify and their prep_ forms). */
-#define HWTIMER_TIMEOUT_ABS	 (1U << 0)	/* deadline absolute on the clock */
-#define HWTIMER_TIMEOUT_BOOTTIME (1U << 1)	/* CLOCK_BOOTTIME, else MONOTONIC;
-						 * arm only
-						 */
 
 /* Entries of the submission queue when hwtimer_open() is given 0. */
 #define HWTIMER_SQ_DEFAULT	1024
@@ -154,19 +151,21 @@ int hwtimer_set_eventfd(struct hwtimer *h, int efd);
 /**
  * hwtimer_arm() - arm one timeout now
  * @h: the context
- * @deadline_ns: first expiry: relative to now, or absolute on the clock
- *	with %HWTIMER_TIMEOUT_ABS; past deadlines expire at once, and any
- *	value up to UINT64_MAX is honoured without wrapping
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME (a clockid_t of <time.h>)
+ * @deadline_ns: first expiry: relative to now, or absolute on @clock with
+ *	%HWTIMER_ARM_ABS; past deadlines expire at once, and any value up
+ *	to UINT64_MAX is honoured without wrapping
  * @period_ns: 0 for a one-shot, else the period, at least hwtimer_tick_ns()
- * @flags: %HWTIMER_TIMEOUT_ABS, %HWTIMER_TIMEOUT_BOOTTIME
+ * @flags: 0 or %HWTIMER_ARM_ABS
  * @user_data: returned in every expiry as its cookie (a pointer: (uintptr_t))
  * @id: where to store the timeout's id, never 0; may be NULL
  *
  * Operations waiting in the submission queue are not flushed first.
- * Return: 0; -EINVAL (flags, period), -ENOSPC, -EDQUOT, -ENOMEM.
+ * Return: 0; -EINVAL (flags, clock, period), -ENOSPC, -EDQUOT, -ENOMEM.
  */
-int hwtimer_arm(struct hwtimer *h, uint64_t deadline_ns, uint64_t period_ns,
-		unsigned int flags, uint64_t user_data, uint64_t *id);
+int hwtimer_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
+		uint64_t period_ns, unsigned int flags, uint64_t user_data,
+		uint64_t *id);
 
 /**
  * hwtimer_cancel() - stop a timeout before it expires
@@ -187,8 +186,9 @@ int hwtimer_cancel(struct hwtimer *h, uint64_t id);
  * hwtimer_modify() - move a timeout's next expiry
  * @h: the context
  * @id: from arm
- * @deadline_ns: relative, or absolute with %HWTIMER_TIMEOUT_ABS
- * @flags: 0 or %HWTIMER_TIMEOUT_ABS (the clock is the timeout's own)
+ * @deadline_ns: relative, or absolute on the timeout's clock with
+ *	%HWTIMER_ARM_ABS
+ * @flags: 0 or %HWTIMER_ARM_ABS
  *
  * A periodic timeout keeps its period, counted from the new deadline.
  * Return: %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED (a one-shot
@@ -201,7 +201,7 @@ int hwtimer_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
 /**
  * hwtimer_prep_arm() - queue an arm for the next hwtimer_submit()
  * @h: the context
- * @deadline_ns, @period_ns, @flags, @user_data: as hwtimer_arm()
+ * @clock, @deadline_ns, @period_ns, @flags, @user_data: as hwtimer_arm()
  * @res: where submit writes the outcome and the id, or NULL
  *
  * A full queue is submitted first (its results written as usual), so a
@@ -209,7 +209,7 @@ int hwtimer_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
  * Return: 0; -EINVAL for unknown flags (nothing queued); an error of the
  * automatic submit (the op is then not queued either).
  */
-int hwtimer_prep_arm(struct hwtimer *h, uint64_t deadline_ns,
+int hwtimer_prep_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 		     uint64_t period_ns, unsigned int flags, uint64_t user_data,
 		     struct hwtimer_result *res);
 
