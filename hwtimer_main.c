@@ -392,6 +392,21 @@ static void program(struct hwtimer_wheel *w, u64 ns)
 }
 
 /*
+ * @t now waits in the wheel for @deadline: make the hrtimer fire by the
+ * start of the deadline's (rounded up) tick. Caller holds w->lock.
+ */
+static void queued_for(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+		       u64 deadline)
+{
+	if (deadline < w->hrt_next) {
+		u64 tick = hwtimer_wc_ns_to_tick(&w->wc, deadline);
+
+		program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
+	}
+	trace_hwtimer_timeout_arm(w->name, t, deadline, t->period_ns);
+}
+
+/*
  * Put idle, pinned @t into the wheel for @deadline; a run in progress
  * stays recorded. Caller holds w->lock.
  */
@@ -407,13 +422,7 @@ static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 	wk = running_on(w, t);
 	if (wk)
 		wk->rearmed = true;
-	/* The hrtimer fires at the start of the deadline's (rounded up) tick. */
-	if (deadline < w->hrt_next) {
-		u64 tick = hwtimer_wc_ns_to_tick(&w->wc, deadline);
-
-		program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
-	}
-	trace_hwtimer_timeout_arm(w->name, t, deadline, t->period_ns);
+	queued_for(w, t, deadline);
 }
 
 /*
@@ -704,6 +713,12 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 	} else if (w->stopped) {
 		w->stats.rejected++;
 		ret = -ESHUTDOWN;
+	} else if (hwtimer_wc_entry_pending(&t->entry)) {
+		/* In the wheel: move it there, often within its slot. */
+		u64 deadline = abs_deadline(w, expires, flags);
+
+		hwtimer_wc_modify(&w->wc, &t->entry, deadline);
+		queued_for(w, t, deadline);
 	} else if (is_pending(t)) {
 		dequeue(w, t);
 		enqueue(w, t, abs_deadline(w, expires, flags));
