@@ -14,7 +14,7 @@
 #ifndef _HWTIMER_COMPAT_H
 #define _HWTIMER_COMPAT_H
 
-#if !__has_include(<hwtimer_conftest.h>)
+#if !__has_include("hwtimer_conftest.h")
 #error "hwtimer: no feature probes; run compat/conftest.sh KDIR OUTDIR first (make does)"
 #endif
 #include <hwtimer_conftest.h>
