@@ -503,25 +503,40 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	return 0;
 }
 
+/*
+ * The timeout @op names, taken off the heap for a cancel or a modify: 1 with
+ * *@t and its slot *@s; 0 with op->result FIRED when it already fired (its
+ * record stays); -ENOENT when the id matches nothing.
+ */
+static int take_pending(struct hwt_fb *fb, struct hwtimer_batch_op *op,
+			struct fb_timer **t, uint32_t *s)
+{
+	*t = lookup(fb, op->id, s);
+	if (!*t)
+		return -ENOENT;
+	serve_if_due(fb, *s);
+	if ((*t)->fired) {
+		op->result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
+	if ((*t)->hidx != NONE)
+		heap_remove(fb, *s);
+	return 1;
+}
+
 static int op_cancel(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_fb *fb = h->fb;
 	struct fb_timer *t;
 	uint32_t s;
+	int r;
 
 	if (op->flags || op->cookie || op->deadline_ns || op->period_ns ||
 	    op->clock)
 		return -EINVAL;
-	t = lookup(fb, op->id, &s);
-	if (!t)
-		return -ENOENT;
-	serve_if_due(fb, s);
-	if (t->fired) {
-		op->result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
-	if (t->hidx != NONE)
-		heap_remove(fb, s);
+	r = take_pending(fb, op, &t, &s);
+	if (r <= 0)
+		return r;
 	unlink_timer(fb, s);
 	op->result = HWTIMER_RESULT_CANCELLED;
 	return 0;
@@ -532,20 +547,14 @@ static int op_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 	struct hwt_fb *fb = h->fb;
 	struct fb_timer *t;
 	uint32_t s;
+	int r;
 
 	if (op->flags & ~HWTIMER_ARM_ABS || op->cookie || op->period_ns ||
 	    op->clock)
 		return -EINVAL;
-	t = lookup(fb, op->id, &s);
-	if (!t)
-		return -ENOENT;
-	serve_if_due(fb, s);
-	if (t->fired) {
-		op->result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
-	if (t->hidx != NONE)
-		heap_remove(fb, s);
+	r = take_pending(fb, op, &t, &s);
+	if (r <= 0)
+		return r;
 	t->deadline = op->deadline_ns;
 	if (!(op->flags & HWTIMER_ARM_ABS))
 		t->deadline = add_sat(hwtimer__now(fb_clocks[t->ci]), op->deadline_ns);
