@@ -74,11 +74,12 @@ enum hwtimer_cancel_result {
  * @name: name under /sys/kernel/debug/hwtimer/ (copied; unique per wheel)
  * @tick_ns: tick length; 0 means %HWTIMER_TICK_DEFAULT_NS
  * @clock: an &enum hwtimer_clock
- * @workers: callback workers; 0 means 2
+ * @workers: callback workers of each base; 0 means 2
  * @max_pending: most timeouts pending at once, 0 for unlimited; a
  *	periodic timeout holds its place from its arm until it is cancelled
  *	or its wheel stops, its callback runs included, so the worker's
  *	re-arm never exceeds the cap
+ * @flags: 0 or %HWTIMER_WHEEL_PERCPU
  */
 struct hwtimer_wheel_params {
 	const char *name;
@@ -86,7 +87,18 @@ struct hwtimer_wheel_params {
 	u32 clock;
 	u32 workers;
 	u64 max_pending;
+	u32 flags;
 };
+
+/*
+ * hwtimer_wheel_create() flag: one base (wheel core, lock, hrtimer and
+ * workers) per possible CPU instead of one for the whole wheel. An idle
+ * timeout is armed on the base of the CPU arming it; a pending or running
+ * one stays on its base. Arms, cancels and expiries on different CPUs then
+ * share no lock. Without it, a wheel with one worker runs callbacks in
+ * deadline order; with it, that order holds only among timeouts of one base.
+ */
+#define HWTIMER_WHEEL_PERCPU	0x1U
 
 /**
  * struct hwtimer_stats - counters of one wheel
@@ -117,8 +129,8 @@ struct hwtimer_stats {
  *	@entry.aux holds the timeout's state, under the wheel's lock
  * @fn: callback
  * @owner: module pinned while the timeout is pending or running
- * @wheel_id: id of the wheel of the last arm, 0 before the first; an id,
- *	not a pointer, so a timeout outlives its wheel safely
+ * @wheel_id: id of the wheel base of the last arm, 0 before the first; an
+ *	id, not a pointer, so a timeout outlives its wheel safely
  * @period_ns: period, or 0 for a one-shot
  *
  * All fields are private to hwtimer; use the accessors below. 64 bytes on

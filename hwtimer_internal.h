@@ -15,6 +15,9 @@
 int hwtimer_chardev_init(void);
 void hwtimer_chardev_exit(void);
 
+/* Flags of the default wheel, for the wheels /dev/hwtimer adds beside it. */
+u32 hwtimer_default_wheel_flags(void);
+
 /*
  * A module parameter of type unsigned long that must lie in [min, max]: a
  * bad value fails the load (or the write under /sys/module) with -EINVAL,

@@ -3,26 +3,33 @@
  * The hwtimer runtime: wheel instances, their drive, the
  * exported kernel API, stats, debugfs and the module life cycle.
  *
- * Each wheel is driven like this:
+ * A wheel has one base, or one per possible CPU (%HWTIMER_WHEEL_PERCPU).
+ * A base is a wheel core with its own raw spinlock, tickless hrtimer and
+ * callback workers; bases share nothing but the wheel's parameters, its
+ * limit count and its waiters. An idle timeout is armed on the base of the
+ * arming CPU; a pending or running one stays where it is, as a timer_list
+ * timer stays on its base. Each base is driven like this:
  *
- *   hrtimer (hard irq)        tick kthread              worker kthreads
- *   ------------------        ------------              ---------------
- *   count, set kicked,   ->   advance the wheel to  ->  take a timeout off
- *   wake the tick thread      now, splice what is       the ready list, run
- *                             due onto the ready        its callback, re-arm
- *                             list, re-arm the          it when periodic
- *                             hrtimer to the next
- *                             occupied tick
+ *   hrtimer (hard irq)              worker kthreads
+ *   ------------------              ---------------
+ *   count, set kicked, wake a  ->   the woken worker advances the wheel
+ *   worker not in a callback        to now, moves what is due onto the
+ *                                   ready list, re-arms the hrtimer to the
+ *                                   next occupied tick and wakes as many
+ *                                   more workers as there is work; each
+ *                                   takes timeouts off the ready list, runs
+ *                                   their callbacks, re-arms periodic ones
  *
  * The hrtimer is absolute and tickless: it is armed to the next occupied
- * tick only, moved earlier when an earlier timeout arrives, and left
- * unarmed while nothing is pending. Its callback does O(1) work. Like
- * timerfd, nothing is re-armed in interrupt context: a periodic timeout is
- * re-armed by the worker after its callback returned, for the first period
- * that ends after that, so a tiny period cannot keep a CPU in hard irq
- * (and periods shorter than a tick are refused anyway).
+ * tick only and moved earlier when an earlier timeout arrives. When the
+ * last timeout is cancelled it is left to fire once for nothing, so an
+ * arm and cancel on an idle wheel cost no hrtimer start and stop. Its
+ * callback does O(workers) work and wakes one thread: like timerfd,
+ * nothing is collected or re-armed in interrupt context, so a tiny period
+ * cannot keep a CPU in hard irq (periods shorter than a tick are refused
+ * anyway).
  *
- * A timeout's state lives under its wheel's raw spinlock:
+ * A timeout's state lives under its base's raw spinlock:
  *
  *   idle --arm--> PENDING (in the wheel, or collected onto the ready list,
  *                 or parked on the worker still running its last expiry)
@@ -48,12 +55,13 @@
  * expires while its previous run is still going is parked on that worker,
  * which queues it again when the callback returns.
  *
- * Wheels are found by id, not by pointer: a timeout keeps the id of the
- * wheel of its last arm, which is looked up under RCU in hwtimer_wheel_ids.
- * A destroyed wheel's id matches nothing, so cancelling a timeout after its
- * wheel is gone is safe. A wheel is freed when hwtimer_wheel_destroy() and
- * every thread waiting in it (hwtimer_cancel_sync()) have dropped their
- * references, after an RCU grace period.
+ * Bases are found by id, not by pointer: a timeout keeps the id of the
+ * base of its last arm, which is looked up under RCU in hwtimer_base_ids.
+ * A destroyed wheel's base ids match nothing, so cancelling a timeout after
+ * its wheel is gone is safe. A wheel and its bases are freed when
+ * hwtimer_wheel_destroy() and every thread waiting in it
+ * (hwtimer_cancel_sync()) have dropped their references, after an RCU
+ * grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -89,14 +97,14 @@
 
 /* Longest wheel name, including the terminating NUL. */
 #define HWTIMER_NAME_LEN	32
-/* Workers of a wheel whose parameters say 0. */
+/* Workers of each base of a wheel whose parameters say 0. */
 #define HWTIMER_WORKERS_DEFAULT	2
 
 /* A timeout's state: bits in the spare of its wheel entry. */
 #define hwt_state(t)	((t)->entry.aux)
 /* Periods a periodic timeout skipped, added to its next run's overruns. */
 #define hwt_carry(t)	((t)->entry.aux32)
-/* Bits of hwt_state(), under the wheel lock. */
+/* Bits of hwt_state(), under the base lock. */
 #define HWT_QUEUED	0x1	/* pending: in the wheel or on the ready list */
 #define HWT_PARKED	0x2	/* pending, parked on the worker running it */
 #define HWT_RUNNING	0x4	/* taken by the worker named in HWT_WORKER */
@@ -104,26 +112,28 @@
 /* How the last arm ended: an &enum hwtimer_state, 0 while none did. */
 #define HWT_OUTCOME_SHIFT	4
 #define HWT_OUTCOME	(0x7 << HWT_OUTCOME_SHIFT)
-/* Index of the worker of the run HWT_RUNNING refers to. */
+/* Index of the worker (of the timeout's base) HWT_RUNNING refers to. */
 #define HWT_WORKER_SHIFT	8
 #define HWT_WORKER	(0xff << HWT_WORKER_SHIFT)
 
-/* Owner modules a wheel pins with one reference each; see pin_get(). */
+/* Owner modules a base pins with one reference each; see pin_get(). */
 #define HWTIMER_PIN_SLOTS	4
 
 /**
  * struct hwtimer_pin - one module reference held for many timeouts
  * @mod: the owner module, NULL when the slot is free
- * @count: pending or running timeouts of @mod on the wheel using this slot
+ * @count: pending or running timeouts of @mod on the base using this slot
  */
 struct hwtimer_pin {
 	struct module *mod;
 	unsigned long count;
 };
 
+struct hwtimer_base;
+
 /**
- * struct hwtimer_worker - one callback kthread of a wheel
- * @w: the wheel
+ * struct hwtimer_worker - one callback kthread of a base
+ * @b: the base
  * @task: the kthread
  * @cur: timeout whose callback this worker runs now, or NULL
  * @seq: runs finished; a waiter for the run in progress waits for a change
@@ -135,11 +145,11 @@ struct hwtimer_pin {
  *	(max_pending) until it is re-armed or cancelled
  * @parked: @cur expired again during this run; queued when it returns
  *
- * Every field but @w and @task is under the wheel's lock; @seq is also read
- * locklessly by waiters.
+ * Every field but @b and @task is under the base's lock; @seq and @cur are
+ * also read locklessly, by waiters and by the hrtimer choosing a worker.
  */
 struct hwtimer_worker {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	struct task_struct *task;
 	struct hwtimer_timeout *cur;
 	unsigned long seq;
@@ -152,87 +162,107 @@ struct hwtimer_worker {
 };
 
 /**
- * struct hwtimer_wheel - a wheel instance
- * @lock: protects the wheel core, @ready, @npending, @nlive, @hrt_next,
- *	@stopped, @dead, @nrunning, @stats, every worker's run state and the
- *	state of every timeout armed on this wheel
+ * struct hwtimer_base - a wheel core with its lock, hrtimer and workers
+ * @lock: protects @wc, @ready, @npending, @hrt_next, @stopped, @dead,
+ *	@nrunning, @stats, @pins, every worker's run state and the state of
+ *	every timeout armed on this base
  * @ready: due timeouts waiting for a worker (linked by entry.node)
  * @npending: timeouts pending now
- * @nlive: places taken in the limit: pending timeouts and running
- *	periodic ones that will be re-armed
- * @hrt_next: time the hrtimer is armed to, U64_MAX when not armed
+ * @hrt_next: time the hrtimer is armed to, U64_MAX when nothing is
+ *	pending earlier (it may still be armed, to fire for nothing)
  * @stopped: hwtimer_wheel_stop() was called: arms are refused
  * @dead: hwtimer_wheel_destroy() was called: the id matches nothing
+ * @kicked: the hrtimer fired, or due timeouts are left, since a worker
+ *	last advanced the wheel; written by the hrtimer without the lock
  * @nrunning: callbacks running now
  * @stats: counters; pending and hrtimer_fires are filled in on read
  * @pins: owner modules pinned for many timeouts at once
  * @hrt_fires: times @hrt fired (written only by its callback)
- * @kicked: the hrtimer fired since the tick thread last advanced
- * @hrt: the tickless hrtimer driving the wheel
- * @tick_task: kthread advancing the wheel
- * @work_wq: idle workers wait here for @ready to fill
- * @done_wq: hwtimer_cancel_sync() and stop wait here for callbacks
- * @stop_mutex: serialises stop and destroy
- * @ref: destroy's reference and one per waiter; the last frees the wheel
- * @rcu: frees the wheel after lockless lookups by id are done with it
- * @key: lockdep class of @map, one per wheel
- * @map: lockdep map "held" while a callback runs and "taken" by those who
- *	wait for callbacks, so lockdep sees a waiter holding a lock that a
- *	callback takes
- * @id: this wheel's id: a sequence number (high 32 bits) and its index in
- *	hwtimer_wheel_ids (low 32 bits)
- * @link: entry in hwtimer_wheels
- * @dir: debugfs directory
- * @clock: an &enum hwtimer_clock
- * @tick_ns: tick length
- * @max_pending: most timeouts pending at once, 0 for no limit
+ * @hrt: the tickless hrtimer driving the base
+ * @work_wq: idle workers wait here for @ready to fill or @kicked
+ * @w: the wheel
+ * @id: this base's id: a sequence number (high 32 bits) and its index in
+ *	hwtimer_base_ids (low 32 bits)
+ * @rcu: frees the base after lockless lookups by id are done with it
+ * @cpu: the CPU whose arms it takes, or -1 for a wheel's only base
  * @nworkers: entries in @workers
- * @name: name under debugfs
  * @wc: the wheel core
  * @workers: the callback workers
  */
-struct hwtimer_wheel {
+struct hwtimer_base {
 	raw_spinlock_t lock;
 	struct list_head ready;
 	u64 npending;
-	u64 nlive;
 	u64 hrt_next;
 	bool stopped;
 	bool dead;
+	bool kicked;
 	unsigned int nrunning;
 	struct hwtimer_stats stats;
 	struct hwtimer_pin pins[HWTIMER_PIN_SLOTS];
 	atomic64_t hrt_fires;
-	bool kicked;
 	struct hrtimer hrt;
-	struct task_struct *tick_task;
 	wait_queue_head_t work_wq;
+	struct hwtimer_wheel *w;
+	u64 id;
+	struct rcu_head rcu;
+	int cpu;
+	unsigned int nworkers;
+	struct hwtimer_wc wc;
+	struct hwtimer_worker workers[];
+};
+
+/**
+ * struct hwtimer_wheel - a wheel instance: its bases and what they share
+ * @nbases: entries in @bases: 1, or nr_cpu_ids with %HWTIMER_WHEEL_PERCPU
+ * @max_pending: most timeouts pending at once, 0 for no limit
+ * @nlive: places taken in the limit, only counted when there is one:
+ *	pending timeouts and running periodic ones that will be re-armed
+ * @done_wq: hwtimer_cancel_sync() and stop wait here for callbacks
+ * @stop_mutex: serialises stop and destroy
+ * @ref: destroy's reference and one per waiter; the last frees the wheel
+ * @rcu: frees the wheel after lockless lookups are done with it
+ * @key: lockdep class of @map, one per wheel
+ * @map: lockdep map "held" while a callback runs and "taken" by those who
+ *	wait for callbacks, so lockdep sees a waiter holding a lock that a
+ *	callback takes
+ * @link: entry in hwtimer_wheels
+ * @dir: debugfs directory
+ * @clock: an &enum hwtimer_clock
+ * @tick_ns: tick length
+ * @flags: the &struct hwtimer_wheel_params flags it was created with
+ * @nworkers: workers of each base
+ * @name: name under debugfs
+ * @bases: the bases, by CPU with %HWTIMER_WHEEL_PERCPU
+ */
+struct hwtimer_wheel {
+	unsigned int nbases;
+	u64 max_pending;
+	atomic64_t nlive;
 	wait_queue_head_t done_wq;
 	struct mutex stop_mutex;	/* serialises stop and destroy */
 	struct kref ref;
 	struct rcu_head rcu;
 	struct lock_class_key key;
 	struct lockdep_map map;
-	u64 id;
 	struct list_head link;
 	struct dentry *dir;
 	u32 clock;
 	u64 tick_ns;
-	u64 max_pending;
+	u32 flags;
 	unsigned int nworkers;
 	char name[HWTIMER_NAME_LEN];
-	struct hwtimer_wc wc;
-	struct hwtimer_worker workers[];
+	struct hwtimer_base *bases[];
 };
 
 /* Every wheel, for unique names; protected by hwtimer_wheels_lock. */
 static LIST_HEAD(hwtimer_wheels);
 static DEFINE_MUTEX(hwtimer_wheels_lock);
-/* Live wheels by the low half of their id; lookups under RCU. */
-static DEFINE_XARRAY_ALLOC1(hwtimer_wheel_ids);
-/* Next index xa_alloc_cyclic() tries, and the sequence of wheel ids. */
-static u32 hwtimer_wheel_next_idx;
-static atomic_t hwtimer_wheel_seq = ATOMIC_INIT(0);
+/* Bases of live wheels by the low half of their id; lookups under RCU. */
+static DEFINE_XARRAY_ALLOC1(hwtimer_base_ids);
+/* Next index xa_alloc_cyclic() tries, and the sequence of base ids. */
+static u32 hwtimer_base_next_idx;
+static atomic_t hwtimer_base_seq = ATOMIC_INIT(0);
 /* /sys/kernel/debug/hwtimer, or an error pointer without debugfs. */
 static struct dentry *hwtimer_debugfs;
 /* The shared instance, from module init to module exit. */
@@ -272,13 +302,27 @@ hwtimer_param_ranged(tick_ns, tick_ns,
 MODULE_PARM_DESC(tick_ns, "default wheel: tick length in ns (10000 - 1000000000)");
 static unsigned long workers = HWTIMER_WORKERS_DEFAULT;
 hwtimer_param_ranged(workers, workers, 1, HWTIMER_WORKERS_MAX, 0444);
-MODULE_PARM_DESC(workers, "default wheel: callback worker kthreads (1 - 64)");
+MODULE_PARM_DESC(workers, "default wheel: callback worker kthreads per base (1 - 64)");
 static unsigned long max_pending;
 hwtimer_param_ranged(max_pending, max_pending, 0, ULONG_MAX, 0444);
 MODULE_PARM_DESC(max_pending, "default wheel: most pending timeouts, 0 = unlimited");
 static unsigned long clock_param;
 hwtimer_param_ranged(clock, clock_param, 0, 1, 0444);
 MODULE_PARM_DESC(clock, "default wheel: 0 = CLOCK_MONOTONIC, 1 = CLOCK_BOOTTIME");
+static unsigned long percpu = 1;
+hwtimer_param_ranged(percpu, percpu, 0, 1, 0444);
+MODULE_PARM_DESC(percpu, "default and /dev/hwtimer wheels: 1 = one base per CPU, 0 = one base");
+
+/**
+ * hwtimer_default_wheel_flags() - flags the default wheel was created with
+ *
+ * For the wheels /dev/hwtimer creates beside it.
+ * Return: 0 or %HWTIMER_WHEEL_PERCPU.
+ */
+u32 hwtimer_default_wheel_flags(void)
+{
+	return hwtimer_default->flags;
+}
 
 static u64 wheel_now(const struct hwtimer_wheel *w)
 {
@@ -287,25 +331,55 @@ static u64 wheel_now(const struct hwtimer_wheel *w)
 	return ktime_get_ns();
 }
 
+/* The base an idle timeout armed on this CPU goes to. */
+static struct hwtimer_base *local_base(struct hwtimer_wheel *w)
+{
+	if (w->nbases == 1)
+		return w->bases[0];
+	return w->bases[raw_smp_processor_id()];
+}
+
 /*
- * Pin @owner for one more pending or running timeout of @w. A wheel holds
+ * Take a place in @w's limit (max_pending). The count is shared by the
+ * bases and kept only when there is a limit, so an unlimited wheel does
+ * no shared write per arm. Return: false when the limit is reached.
+ */
+static bool live_get(struct hwtimer_wheel *w)
+{
+	if (!w->max_pending)
+		return true;
+	if (atomic64_inc_return(&w->nlive) <= w->max_pending)
+		return true;
+	atomic64_dec(&w->nlive);
+	return false;
+}
+
+/* Give back a place taken by live_get(). */
+static void live_put(struct hwtimer_wheel *w)
+{
+	if (w->max_pending)
+		atomic64_dec(&w->nlive);
+}
+
+/*
+ * Pin @owner for one more pending or running timeout of @b. A base holds
  * one module reference per owner for all of that owner's timeouts, counted
- * in @w->pins under the wheel lock, so arming and cancelling do no atomic
+ * in @b->pins under the base lock, so arming and cancelling do no atomic
  * operation on the module's refcount; when every slot is taken by other
  * owners, the timeout takes a reference of its own. pin_put() drops the
  * slot's count first and a reference of the timeout's own otherwise, so
- * while an owner has P timeouts pinned on @w, P = slot count + references
+ * while an owner has P timeouts pinned on @b, P = slot count + references
  * of their own, and the owner keeps at least one reference while P > 0.
- * Caller holds w->lock. Return: false if @owner is being unloaded.
+ * Caller holds b->lock. Return: false if @owner is being unloaded.
  */
-static bool pin_get(struct hwtimer_wheel *w, struct module *owner)
+static bool pin_get(struct hwtimer_base *b, struct module *owner)
 {
 	struct hwtimer_pin *p, *free = NULL;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (!owner || owner == THIS_MODULE)
 		return true;
-	for (p = w->pins; p < w->pins + HWTIMER_PIN_SLOTS; p++) {
+	for (p = b->pins; p < b->pins + HWTIMER_PIN_SLOTS; p++) {
 		if (p->mod == owner) {
 			p->count++;
 			return true;
@@ -322,15 +396,15 @@ static bool pin_get(struct hwtimer_wheel *w, struct module *owner)
 	return true;
 }
 
-/* Drop one pin of @owner taken by pin_get(). Caller holds w->lock. */
-static void pin_put(struct hwtimer_wheel *w, struct module *owner)
+/* Drop one pin of @owner taken by pin_get(). Caller holds b->lock. */
+static void pin_put(struct hwtimer_base *b, struct module *owner)
 {
 	struct hwtimer_pin *p;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (!owner || owner == THIS_MODULE)
 		return;
-	for (p = w->pins; p < w->pins + HWTIMER_PIN_SLOTS; p++) {
+	for (p = b->pins; p < b->pins + HWTIMER_PIN_SLOTS; p++) {
 		if (p->mod != owner)
 			continue;
 		if (--p->count)
@@ -356,86 +430,96 @@ static void set_outcome(struct hwtimer_timeout *t, unsigned int outcome)
 /*
  * Worker running @t's callback now, or NULL: the worker @t's state names,
  * if that worker's current timeout is @t. A stale index (a run that ended,
- * or one on another wheel) names a worker that runs something else, or
- * none. O(1). Caller holds w->lock.
+ * or one on another base) names a worker that runs something else, or
+ * none. O(1). Caller holds b->lock.
  */
-static struct hwtimer_worker *running_on(struct hwtimer_wheel *w,
+static struct hwtimer_worker *running_on(struct hwtimer_base *b,
 					 const struct hwtimer_timeout *t)
 {
 	unsigned int i = hwt_state(t) >> HWT_WORKER_SHIFT;
 
-	lockdep_assert_held(&w->lock);
-	if (!(hwt_state(t) & HWT_RUNNING) || i >= w->nworkers)
+	lockdep_assert_held(&b->lock);
+	if (!(hwt_state(t) & HWT_RUNNING) || i >= b->nworkers)
 		return NULL;
-	return w->workers[i].cur == t ? &w->workers[i] : NULL;
+	return b->workers[i].cur == t ? &b->workers[i] : NULL;
 }
 
-static struct hwtimer_worker *current_worker(struct hwtimer_wheel *w)
-{
-	unsigned int i;
+static int worker_fn(void *arg);
 
-	for (i = 0; i < w->nworkers; i++)
-		if (w->workers[i].task == current)
-			return &w->workers[i];
-	return NULL;
+/* The worker current is, on any wheel, or NULL. O(1). */
+static struct hwtimer_worker *current_worker(void)
+{
+	if (!(current->flags & PF_KTHREAD) || kthread_func(current) != worker_fn)
+		return NULL;
+	return kthread_data(current);
 }
 
-/* Make sure the hrtimer fires by @ns. Caller holds w->lock. */
-static void program(struct hwtimer_wheel *w, u64 ns)
+/* Is current a worker of @w? */
+static bool in_worker_of(struct hwtimer_wheel *w)
 {
-	lockdep_assert_held(&w->lock);
-	if (ns >= w->hrt_next)
+	struct hwtimer_worker *wk = current_worker();
+
+	return wk && wk->b->w == w;
+}
+
+/* Make sure the hrtimer fires by @ns. Caller holds b->lock. */
+static void program(struct hwtimer_base *b, u64 ns)
+{
+	lockdep_assert_held(&b->lock);
+	if (ns >= b->hrt_next || b->stopped)
 		return;
-	w->hrt_next = ns;
-	hrtimer_start(&w->hrt, ns_to_ktime(min_t(u64, ns, KTIME_MAX)),
+	b->hrt_next = ns;
+	hrtimer_start(&b->hrt, ns_to_ktime(min_t(u64, ns, KTIME_MAX)),
 		      HRTIMER_MODE_ABS_HARD);
 }
 
 /*
  * @t now waits in the wheel for @deadline: make the hrtimer fire by the
- * start of the deadline's (rounded up) tick. Caller holds w->lock.
+ * start of the deadline's (rounded up) tick. Caller holds b->lock.
  */
-static void queued_for(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+static void queued_for(struct hwtimer_base *b, struct hwtimer_timeout *t,
 		       u64 deadline)
 {
-	if (deadline < w->hrt_next) {
-		u64 tick = hwtimer_wc_ns_to_tick(&w->wc, deadline);
+	if (deadline < b->hrt_next) {
+		u64 tick = hwtimer_wc_ns_to_tick(&b->wc, deadline);
 
-		program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
+		program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
 	}
-	trace_hwtimer_timeout_arm(w->name, t, deadline, t->period_ns);
+	trace_hwtimer_timeout_arm(b->w->name, t, deadline, t->period_ns);
 }
 
 /*
  * Put idle, pinned @t into the wheel for @deadline; a run in progress
- * stays recorded. Caller holds w->lock.
+ * stays recorded. Caller holds b->lock.
  */
-static void enqueue(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+static void enqueue(struct hwtimer_base *b, struct hwtimer_timeout *t,
 		    u64 deadline)
 {
 	struct hwtimer_worker *wk;
 
-	lockdep_assert_held(&w->lock);
-	hwtimer_wc_arm(&w->wc, &t->entry, deadline);
+	lockdep_assert_held(&b->lock);
+	hwtimer_wc_arm(&b->wc, &t->entry, deadline);
 	hwt_state(t) = (hwt_state(t) & (HWT_RUNNING | HWT_WORKER)) | HWT_QUEUED;
-	w->npending++;
-	wk = running_on(w, t);
+	b->npending++;
+	wk = running_on(b, t);
 	if (wk)
 		wk->rearmed = true;
-	queued_for(w, t, deadline);
+	queued_for(b, t, deadline);
 }
 
 /*
  * Take pending @t back from wherever it waits; its pin and limit place are
- * left to the caller. Caller holds w->lock.
+ * left to the caller. The hrtimer stays armed even when this empties the
+ * wheel: it fires once for nothing, cheaper than a stop and a restart.
+ * Caller holds b->lock.
  */
-static void dequeue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
+static void dequeue(struct hwtimer_base *b, struct hwtimer_timeout *t)
 {
-	struct hwtimer_worker *wk = running_on(w, t);
+	struct hwtimer_worker *wk = running_on(b, t);
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (hwtimer_wc_entry_pending(&t->entry)) {
-		hwtimer_wc_cancel(&w->wc, &t->entry);
+		hwtimer_wc_cancel(&b->wc, &t->entry);
 	} else if (hwt_state(t) & HWT_PARKED) {
 		if (!WARN_ON_ONCE(!wk))
 			wk->parked = NULL;
@@ -443,13 +527,9 @@ static void dequeue(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 		list_del_init(&t->entry.node);
 	}
 	hwt_state(t) &= ~(HWT_QUEUED | HWT_PARKED);
-	w->npending--;
+	b->npending--;
 	if (wk)
 		wk->rearmed = false;
-	if (!w->wc.count && w->hrt_next != U64_MAX) {
-		hrtimer_try_to_cancel(&w->hrt);
-		w->hrt_next = U64_MAX;
-	}
 }
 
 /* Deadline in ns on @w's clock of an arm with @expires and @flags. */
@@ -467,72 +547,73 @@ static u64 abs_deadline(struct hwtimer_wheel *w, u64 expires, u32 flags)
 /*
  * Arm idle @t for @deadline: take a place in the limit (or the one its
  * running periodic callback still holds), pin the owner (unless a running
- * callback already holds the pin), enqueue. Caller holds w->lock.
+ * callback already holds the pin), enqueue. Caller holds b->lock.
  */
-static int start(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+static int start(struct hwtimer_base *b, struct hwtimer_timeout *t,
 		 u64 deadline, u64 period)
 {
-	struct hwtimer_worker *wk = running_on(w, t);
+	struct hwtimer_worker *wk = running_on(b, t);
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (wk && wk->held) {
 		wk->held = false;
 	} else {
-		if (w->max_pending && w->nlive >= w->max_pending) {
-			w->stats.rejected++;
+		if (!live_get(b->w)) {
+			b->stats.rejected++;
 			return -ENOSPC;
 		}
-		if (!wk && !pin_get(w, t->owner))
+		if (!wk && !pin_get(b, t->owner)) {
+			live_put(b->w);
 			return -ENODEV;
-		w->nlive++;
+		}
 	}
 	t->period_ns = period;
 	hwt_carry(t) = 0;
-	enqueue(w, t, deadline);
-	w->stats.armed++;
+	enqueue(b, t, deadline);
+	b->stats.armed++;
 	return 0;
 }
 
-/* The live wheel with id @id, or NULL. Caller is in an RCU read section. */
-static struct hwtimer_wheel *wheel_lookup(u64 id)
+/* The live base with id @id, or NULL. Caller is in an RCU read section. */
+static struct hwtimer_base *base_lookup(u64 id)
 {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 
 	if (!id)
 		return NULL;
-	w = xa_load(&hwtimer_wheel_ids, (u32)id);
-	return w && READ_ONCE(w->id) == id ? w : NULL;
+	b = xa_load(&hwtimer_base_ids, (u32)id);
+	return b && READ_ONCE(b->id) == id ? b : NULL;
 }
 
 /*
- * Lock the wheel @t was last armed on, coping with a concurrent move to
- * another wheel. Return: the locked wheel, or NULL if @t was never armed
+ * Lock the base @t was last armed on, coping with a concurrent move to
+ * another base. Return: the locked base, or NULL if @t was never armed
  * or its wheel is destroyed.
  */
-static struct hwtimer_wheel *lock_timeout(struct hwtimer_timeout *t,
-					  unsigned long *flags)
+static struct hwtimer_base *lock_timeout(struct hwtimer_timeout *t,
+					 unsigned long *flags)
 {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	u64 id;
 
 	rcu_read_lock();
 	for (;;) {
 		id = READ_ONCE(t->wheel_id);
-		w = wheel_lookup(id);
-		if (!w)
+		b = base_lookup(id);
+		if (!b)
 			break;
-		raw_spin_lock_irqsave(&w->lock, *flags);
-		if (unlikely(w->dead)) {
-			raw_spin_unlock_irqrestore(&w->lock, *flags);
-			w = NULL;
+		raw_spin_lock_irqsave(&b->lock, *flags);
+		if (unlikely(b->dead)) {
+			raw_spin_unlock_irqrestore(&b->lock, *flags);
+			b = NULL;
 			break;
 		}
 		if (likely(READ_ONCE(t->wheel_id) == id))
 			break;
-		raw_spin_unlock_irqrestore(&w->lock, *flags);
+		raw_spin_unlock_irqrestore(&b->lock, *flags);
 	}
 	rcu_read_unlock();
-	return w;
+	return b;
 }
 
 /* Is @t on a list handed back by stop, not popped yet? Lockless. */
@@ -545,64 +626,68 @@ static bool handed_back(struct hwtimer_timeout *t)
 }
 
 /*
- * Unbind idle @t from the wheel of its last arm, which is not @w. Return:
- * 0, or -EBUSY if @t is pending, running or handed back there.
+ * Lock the base of @t's last arm when @t stays there: when that base is
+ * one of @w's and @t is pending or running on it (a timeout moves only
+ * while idle). Otherwise unbind idle @t from it. Return: the locked base
+ * @t stays on, NULL once @t is unbound (or was never bound), or
+ * ERR_PTR(-EBUSY) if @t is busy on another wheel or handed back.
  */
-static int unbind(struct hwtimer_wheel *w, struct hwtimer_timeout *t, u64 id)
+static struct hwtimer_base *stay_or_unbind(struct hwtimer_wheel *w,
+					   struct hwtimer_timeout *t, u64 id,
+					   unsigned long *flags)
 {
-	struct hwtimer_wheel *old;
-	unsigned long oflags;
-	bool busy;
+	struct hwtimer_base *old;
 
-	old = lock_timeout(t, &oflags);
+	old = lock_timeout(t, flags);
 	if (!old) {
 		/* Its wheel is gone: only a handed-back timeout is busy. */
 		if (handed_back(t))
-			return -EBUSY;
+			return ERR_PTR(-EBUSY);
 		cmpxchg64(&t->wheel_id, id, 0);
-		return 0;
+		return NULL;
 	}
-	if (old == w) {
-		raw_spin_unlock_irqrestore(&old->lock, oflags);
-		return 0;
+	if (hwt_state(t) & HWT_HANDBACK) {
+		raw_spin_unlock_irqrestore(&old->lock, *flags);
+		return ERR_PTR(-EBUSY);
 	}
-	busy = is_pending(t) || running_on(old, t) ||
-	       (hwt_state(t) & HWT_HANDBACK);
-	if (!busy) {
-		hwt_state(t) &= ~HWT_RUNNING;
-		WRITE_ONCE(t->wheel_id, 0);
+	if (is_pending(t) || running_on(old, t)) {
+		if (old->w == w)
+			return old;
+		raw_spin_unlock_irqrestore(&old->lock, *flags);
+		return ERR_PTR(-EBUSY);
 	}
-	raw_spin_unlock_irqrestore(&old->lock, oflags);
-	return busy ? -EBUSY : 0;
+	hwt_state(t) &= ~HWT_RUNNING;
+	WRITE_ONCE(t->wheel_id, 0);
+	raw_spin_unlock_irqrestore(&old->lock, *flags);
+	return NULL;
 }
 
 /*
- * Bind @t to @w and lock @w. A timeout moves between wheels only while
- * idle on the old one. Return: 0 with w->lock held, or -EBUSY.
+ * Lock the base @t is to be armed on: the one it is pending or running on
+ * if that is one of @w's, else this CPU's base of @w, binding @t to it.
+ * Return: the base, locked, or ERR_PTR(-EBUSY).
  */
-static int claim(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
-		 unsigned long *flags)
+static struct hwtimer_base *claim(struct hwtimer_wheel *w,
+				  struct hwtimer_timeout *t,
+				  unsigned long *flags)
 {
+	struct hwtimer_base *b = local_base(w), *old;
 	u64 id = READ_ONCE(t->wheel_id);
-	int ret;
 
-	if (id && id != w->id) {
-		ret = unbind(w, t, id);
-		if (ret)
-			return ret;
+	if (id && id != b->id) {
+		old = stay_or_unbind(w, t, id, flags);
+		if (old)
+			return old;
 	}
-	raw_spin_lock_irqsave(&w->lock, *flags);
+	raw_spin_lock_irqsave(&b->lock, *flags);
 	if (!READ_ONCE(t->wheel_id))
-		WRITE_ONCE(t->wheel_id, w->id);
-	if (READ_ONCE(t->wheel_id) != w->id) {
-		raw_spin_unlock_irqrestore(&w->lock, *flags);
-		return -EBUSY;
+		WRITE_ONCE(t->wheel_id, b->id);
+	if (READ_ONCE(t->wheel_id) != b->id ||
+	    (hwt_state(t) & HWT_HANDBACK)) {
+		raw_spin_unlock_irqrestore(&b->lock, *flags);
+		return ERR_PTR(-EBUSY);
 	}
-	if (hwt_state(t) & HWT_HANDBACK) {
-		raw_spin_unlock_irqrestore(&w->lock, *flags);
-		return -EBUSY;
-	}
-	return 0;
+	return b;
 }
 
 /**
@@ -641,10 +726,12 @@ EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
  * the first period boundary after that; the boundaries it skipped are
  * hwtimer_overruns() of its next run. The callback may arm its own
  * timeout again. A periodic timeout holds one place in @w's max_pending
- * from this arm until it is cancelled, its callback runs included.
+ * from this arm until it is cancelled, its callback runs included. On a
+ * %HWTIMER_WHEEL_PERCPU wheel the timeout goes to this CPU's base, unless
+ * its callback is running on another base of @w, where it then stays.
  *
- * Context: any, hard interrupt included; never sleeps. Takes @w's lock
- * with interrupts saved.
+ * Context: any, hard interrupt included; never sleeps. Takes the base's
+ * lock with interrupts saved.
  * Return: 0 on success; -EINVAL on bad arguments; -EBUSY if @t is pending
  * (or bound to another wheel that it is pending or running on, or on a
  * list handed back by hwtimer_wheel_stop()); -ENOSPC when @w holds its
@@ -654,24 +741,25 @@ EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
 int hwtimer_arm(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 		u64 expires, u64 period, u32 flags)
 {
+	struct hwtimer_base *b;
 	unsigned long irqflags;
 	int ret;
 
 	if (!w || !t || !t->fn || (flags & ~HWTIMER_ABS) ||
 	    (period && period < w->tick_ns))
 		return -EINVAL;
-	ret = claim(w, t, &irqflags);
-	if (ret)
-		return ret;
-	if (w->stopped) {
-		w->stats.rejected++;
+	b = claim(w, t, &irqflags);
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	if (b->stopped) {
+		b->stats.rejected++;
 		ret = -ESHUTDOWN;
 	} else if (is_pending(t)) {
 		ret = -EBUSY;
 	} else {
-		ret = start(w, t, abs_deadline(w, expires, flags), period);
+		ret = start(b, t, abs_deadline(w, expires, flags), period);
 	}
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_arm);
@@ -683,7 +771,7 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  * @flags: 0 or %HWTIMER_ABS
  *
  * A pending timeout keeps its place in the limit and its pin and just moves;
- * an idle one is armed again on the wheel of its last arm, keeping its
+ * an idle one is armed again on the base of its last arm, keeping its
  * period. A timeout collected for expiry whose callback has not started yet
  * is still pending and is moved too.
  *
@@ -696,54 +784,53 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  */
 int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags;
+	u64 deadline;
 	int ret = 0;
 
 	if (!t || (flags & ~HWTIMER_ABS))
 		return -EINVAL;
-	w = lock_timeout(t, &irqflags);
-	if (!w) {
+	b = lock_timeout(t, &irqflags);
+	if (!b) {
 		if (handed_back(t))
 			return -EBUSY;
 		return READ_ONCE(t->wheel_id) ? -ESHUTDOWN : -EINVAL;
 	}
+	deadline = abs_deadline(b->w, expires, flags);
 	if (hwt_state(t) & HWT_HANDBACK) {
 		ret = -EBUSY;
-	} else if (w->stopped) {
-		w->stats.rejected++;
+	} else if (b->stopped) {
+		b->stats.rejected++;
 		ret = -ESHUTDOWN;
 	} else if (hwtimer_wc_entry_pending(&t->entry)) {
 		/* In the wheel: move it there, often within its slot. */
-		u64 deadline = abs_deadline(w, expires, flags);
-
-		hwtimer_wc_modify(&w->wc, &t->entry, deadline);
-		queued_for(w, t, deadline);
+		hwtimer_wc_modify(&b->wc, &t->entry, deadline);
+		queued_for(b, t, deadline);
 	} else if (is_pending(t)) {
-		dequeue(w, t);
-		enqueue(w, t, abs_deadline(w, expires, flags));
+		dequeue(b, t);
+		enqueue(b, t, deadline);
 	} else {
-		ret = start(w, t, abs_deadline(w, expires, flags),
-			    t->period_ns);
+		ret = start(b, t, deadline, t->period_ns);
 	}
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
-/* Cancel @t on @w. Caller holds w->lock. */
-static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
+/* Cancel @t on @b. Caller holds b->lock. */
+static int cancel_locked(struct hwtimer_base *b, struct hwtimer_timeout *t)
 {
-	struct hwtimer_worker *wk = running_on(w, t);
+	struct hwtimer_worker *wk = running_on(b, t);
 	int ret = HWTIMER_NOT_PENDING;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (is_pending(t)) {
-		dequeue(w, t);
-		w->nlive--;
-		w->stats.cancelled++;
+		dequeue(b, t);
+		live_put(b->w);
+		b->stats.cancelled++;
 		if (!wk)
-			pin_put(w, t->owner);
+			pin_put(b, t->owner);
 		set_outcome(t, HWTIMER_STATE_CANCELLED);
 		ret = HWTIMER_CANCELLED;
 	}
@@ -751,13 +838,13 @@ static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 		if (wk->held) {
 			/* A periodic series ends here: no re-arm. */
 			wk->held = false;
-			w->nlive--;
+			live_put(b->w);
 			set_outcome(t, HWTIMER_STATE_CANCELLED);
 		}
 		if (ret == HWTIMER_NOT_PENDING)
 			ret = HWTIMER_RUNNING;
 	}
-	trace_hwtimer_timeout_cancel(w->name, t, ret);
+	trace_hwtimer_timeout_cancel(b->w->name, t, ret);
 	return ret;
 }
 
@@ -778,15 +865,15 @@ static int cancel_locked(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
  */
 int hwtimer_cancel(struct hwtimer_timeout *t)
 {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags;
 	int ret;
 
-	w = lock_timeout(t, &irqflags);
-	if (!w)
+	b = lock_timeout(t, &irqflags);
+	if (!b)
 		return HWTIMER_NOT_PENDING;
-	ret = cancel_locked(w, t);
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	ret = cancel_locked(b, t);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
@@ -794,8 +881,12 @@ EXPORT_SYMBOL_GPL(hwtimer_cancel);
 static void wheel_release(struct kref *ref)
 {
 	struct hwtimer_wheel *w = container_of(ref, struct hwtimer_wheel, ref);
+	unsigned int i;
 
 	lockdep_unregister_key(&w->key);
+	for (i = 0; i < w->nbases; i++)
+		if (w->bases[i])
+			kvfree_rcu(w->bases[i], rcu);
 	kvfree_rcu(w, rcu);
 }
 
@@ -806,7 +897,7 @@ static void wheel_release(struct kref *ref)
  */
 static void annotate_wait(struct hwtimer_wheel *w)
 {
-	if (current_worker(w))
+	if (in_worker_of(w))
 		return;
 	lock_map_acquire(&w->map);
 	lock_map_release(&w->map);
@@ -833,26 +924,28 @@ int hwtimer_cancel_sync(struct hwtimer_timeout *t)
 	int ret = HWTIMER_NOT_PENDING;
 	struct hwtimer_worker *wk;
 	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags, seq = 0;
 	int r;
 
 	might_sleep();
 	for (;;) {
-		w = lock_timeout(t, &irqflags);
-		if (!w)
+		b = lock_timeout(t, &irqflags);
+		if (!b)
 			return ret;
-		wk = running_on(w, t);
+		w = b->w;
+		wk = running_on(b, t);
 		if (wk && wk->task == current) {
-			raw_spin_unlock_irqrestore(&w->lock, irqflags);
+			raw_spin_unlock_irqrestore(&b->lock, irqflags);
 			return -EDEADLK;
 		}
-		r = cancel_locked(w, t);
+		r = cancel_locked(b, t);
 		if (ret == HWTIMER_NOT_PENDING)
 			ret = r;
 		if (wk)
 			seq = wk->seq;
 		kref_get(&w->ref);
-		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 		annotate_wait(w);
 		if (wk)
 			wait_event(w->done_wq, READ_ONCE(wk->seq) != seq);
@@ -873,15 +966,15 @@ EXPORT_SYMBOL_GPL(hwtimer_cancel_sync);
  */
 bool hwtimer_pending(struct hwtimer_timeout *t)
 {
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags;
 	bool ret;
 
-	w = lock_timeout(t, &irqflags);
-	if (!w)
+	b = lock_timeout(t, &irqflags);
+	if (!b)
 		return false;
 	ret = is_pending(t);
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_pending);
@@ -910,19 +1003,19 @@ static enum hwtimer_state outcome_of(u16 state)
 enum hwtimer_state hwtimer_state(struct hwtimer_timeout *t)
 {
 	enum hwtimer_state ret;
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags;
 
-	w = lock_timeout(t, &irqflags);
-	if (!w)
+	b = lock_timeout(t, &irqflags);
+	if (!b)
 		return outcome_of(READ_ONCE(hwt_state(t)));
 	if (is_pending(t))
 		ret = HWTIMER_STATE_PENDING;
-	else if (running_on(w, t))
+	else if (running_on(b, t))
 		ret = HWTIMER_STATE_RUNNING;
 	else
 		ret = outcome_of(hwt_state(t));
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_state);
@@ -945,14 +1038,8 @@ EXPORT_SYMBOL_GPL(hwtimer_state);
  */
 u64 hwtimer_overruns(const struct hwtimer_timeout *t)
 {
-	struct hwtimer_worker *wk = NULL;
-	struct hwtimer_wheel *w;
+	struct hwtimer_worker *wk = current_worker();
 
-	rcu_read_lock();
-	w = wheel_lookup(READ_ONCE(t->wheel_id));
-	if (w)
-		wk = current_worker(w);
-	rcu_read_unlock();
 	return wk && READ_ONCE(wk->cur) == t ? wk->overruns : 0;
 }
 EXPORT_SYMBOL_GPL(hwtimer_overruns);
@@ -971,37 +1058,48 @@ EXPORT_SYMBOL_GPL(hwtimer_overruns);
 struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list)
 {
 	struct hwtimer_timeout *t;
-	struct hwtimer_wheel *w;
+	struct hwtimer_base *b;
 	unsigned long irqflags;
 
 	t = list_first_entry_or_null(list, struct hwtimer_timeout, entry.node);
 	if (!t)
 		return NULL;
-	w = lock_timeout(t, &irqflags);
+	b = lock_timeout(t, &irqflags);
 	list_del_init(&t->entry.node);
 	/* Off the list before armable: pairs with handed_back(). */
 	smp_store_release(&hwt_state(t), hwt_state(t) & ~HWT_HANDBACK);
-	if (w)
-		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	if (b)
+		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return t;
 }
 EXPORT_SYMBOL_GPL(hwtimer_unprocessed_pop);
 
-/* Hard irq: count, flag, wake the tick thread. Never re-arms itself. */
+/*
+ * Hard irq: count, flag, wake a worker that is not in a callback (or the
+ * first one when all are). Never re-arms itself.
+ */
 static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 {
-	struct hwtimer_wheel *w = container_of(hrt, struct hwtimer_wheel, hrt);
+	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
+	struct hwtimer_worker *wk = b->workers;
+	unsigned int i;
 
-	atomic64_inc(&w->hrt_fires);
-	WRITE_ONCE(w->kicked, true);
-	wake_up_process(w->tick_task);
+	atomic64_inc(&b->hrt_fires);
+	WRITE_ONCE(b->kicked, true);
+	for (i = 0; i < b->nworkers; i++) {
+		if (!READ_ONCE(b->workers[i].cur)) {
+			wk = &b->workers[i];
+			break;
+		}
+	}
+	wake_up_process(wk->task);
 	return HRTIMER_NORESTART;
 }
 
 /*
- * Entries the tick thread hands out or cascades per hold of the wheel lock:
- * bounds how long interrupts stay off when many timeouts come due at once.
- * Stop hands back as many per hold.
+ * Entries a worker hands out or cascades per hold of the base lock: bounds
+ * how long interrupts stay off when many timeouts come due at once. Stop
+ * hands back as many per hold.
  */
 #define HWTIMER_ADVANCE_BATCH	256
 
@@ -1016,67 +1114,34 @@ static int cmp_deadline(void *priv, const struct list_head *a,
 }
 
 /*
- * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries, make
+ * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
  * what is due ready in deadline order (a slot collected from a higher
- * level holds several ticks' entries in arming order) and, once nothing
- * due is left, re-arm the hrtimer.
- * Return: true when due entries are left for another call.
+ * level holds several ticks' entries in arming order). While due entries
+ * are left, @b stays kicked for the next worker to come by; once none
+ * are, the hrtimer is re-armed to the next occupied tick.
+ * Return: entries made ready. Caller holds b->lock.
  */
-static bool advance(struct hwtimer_wheel *w, u64 *n)
+static u64 collect_locked(struct hwtimer_base *b)
 {
-	unsigned long irqflags;
 	LIST_HEAD(due);
-	bool more;
-	u64 tick;
+	u64 n, tick;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	w->hrt_next = U64_MAX;
-	*n = hwtimer_wc_advance_max(&w->wc, wheel_now(w), &due,
-				    HWTIMER_ADVANCE_BATCH);
-	if (*n > 1)
+	lockdep_assert_held(&b->lock);
+	WRITE_ONCE(b->kicked, false);
+	b->hrt_next = U64_MAX;
+	n = hwtimer_wc_advance_max(&b->wc, wheel_now(b->w), &due,
+				   HWTIMER_ADVANCE_BATCH);
+	if (n > 1)
 		list_sort(NULL, &due, cmp_deadline);
-	list_splice_tail(&due, &w->ready);
-	if (!hwtimer_wc_next_expiry(&w->wc, &tick)) {
-		more = false;
-		hrtimer_try_to_cancel(&w->hrt);
-	} else {
+	list_splice_tail(&due, &b->ready);
+	if (hwtimer_wc_next_expiry(&b->wc, &tick)) {
 		/* Only entries left on the due list are at the current tick. */
-		more = tick <= w->wc.now;
-		if (!more)
-			program(w, hwtimer_wc_tick_to_ns(&w->wc, tick));
+		if (tick <= b->wc.now)
+			WRITE_ONCE(b->kicked, true);
+		else
+			program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
 	}
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	return more;
-}
-
-static int tick_fn(void *arg)
-{
-	struct hwtimer_wheel *w = arg;
-	bool more;
-	u64 n;
-
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		if (!READ_ONCE(w->kicked)) {
-			schedule();
-			continue;
-		}
-		__set_current_state(TASK_RUNNING);
-		WRITE_ONCE(w->kicked, false);
-		do {
-			more = advance(w, &n);
-			/* Workers start on each batch while the next is cut. */
-			if (n)
-				wake_up_nr(&w->work_wq,
-					   min_t(u64, n, w->nworkers));
-			if (more)
-				cond_resched();
-		} while (more);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return n;
 }
 
 /* Lateness bucket: 0 for on time, else fls64, capped at the last bucket. */
@@ -1089,21 +1154,21 @@ static unsigned int lat_bucket(u64 late)
  * Re-arm periodic @t, whose callback just returned, for the first period
  * boundary after now; the boundaries skipped on the way are the next
  * run's overruns. @t keeps the limit place its run held.
- * Return: false if the next deadline overflows. Caller holds w->lock.
+ * Return: false if the next deadline overflows. Caller holds b->lock.
  */
-static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
+static bool rearm_periodic(struct hwtimer_base *b, struct hwtimer_timeout *t)
 {
-	u64 deadline = hwtimer_deadline(t), now = wheel_now(w);
+	u64 deadline = hwtimer_deadline(t), now = wheel_now(b->w);
 	u64 k = 1, step, next;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	if (now >= deadline)
 		k += div64_u64(now - deadline, t->period_ns);
 	if (check_mul_overflow(k, t->period_ns, &step) ||
 	    check_add_overflow(deadline, step, &next))
 		return false;
 	hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
-	enqueue(w, t, next);
+	enqueue(b, t, next);
 	hwt_carry(t) = min_t(u64, k - 1, U32_MAX);
 	return true;
 }
@@ -1111,53 +1176,53 @@ static bool rearm_periodic(struct hwtimer_wheel *w, struct hwtimer_timeout *t)
 /*
  * The callback of @wk->cur returned. Touch the timeout only if it is
  * pending again or a periodic one still held; else it may already be
- * freed. Caller holds w->lock. Return: true if done_wq has waiters to wake.
+ * freed. Caller holds b->lock. Return: true if done_wq has waiters to wake.
  */
 static bool finish_locked(struct hwtimer_worker *wk)
 {
-	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t = wk->cur;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(wk->cur, NULL);
 	WRITE_ONCE(wk->seq, wk->seq + 1);
-	WRITE_ONCE(w->nrunning, w->nrunning - 1);
+	WRITE_ONCE(b->nrunning, b->nrunning - 1);
 	if (wk->parked) {
 		/* Re-armed during the run and due already: ready at once. */
 		hwt_state(t) &= ~(HWT_PARKED | HWT_RUNNING | HWT_WORKER);
-		list_add(&t->entry.node, &w->ready);
+		list_add(&t->entry.node, &b->ready);
 		wk->parked = NULL;
 	} else if (wk->rearmed) {
 		hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
-	} else if (!(wk->held && !w->stopped && rearm_periodic(w, t))) {
+	} else if (!(wk->held && !b->stopped && rearm_periodic(b, t))) {
 		if (wk->held)
-			w->nlive--;
-		pin_put(w, wk->owner);
+			live_put(b->w);
+		pin_put(b, wk->owner);
 	}
 	wk->held = false;
 	wk->owner = NULL;
-	return wq_has_sleeper(&w->done_wq);
+	return wq_has_sleeper(&b->w->done_wq);
 }
 
 /*
  * Take the first ready timeout that is not running elsewhere and mark it
- * running on @wk. Caller holds w->lock. Return: the timeout, or NULL.
+ * running on @wk. Caller holds b->lock. Return: the timeout, or NULL.
  */
 static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 {
-	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_base *b = wk->b;
 	struct hwtimer_worker *other;
 	struct hwtimer_timeout *t;
 	u64 now, late;
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	for (;;) {
-		t = list_first_entry_or_null(&w->ready, struct hwtimer_timeout,
+		t = list_first_entry_or_null(&b->ready, struct hwtimer_timeout,
 					     entry.node);
 		if (!t)
 			return NULL;
 		list_del_init(&t->entry.node);
-		other = running_on(w, t);
+		other = running_on(b, t);
 		if (!other)
 			break;
 		/* Still running its last expiry: the runner queues it again. */
@@ -1165,10 +1230,10 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 		other->parked = t;
 	}
 	hwt_state(t) = HWT_RUNNING |
-		       (wk - w->workers) << HWT_WORKER_SHIFT |
+		       (wk - b->workers) << HWT_WORKER_SHIFT |
 		       HWTIMER_STATE_FIRED << HWT_OUTCOME_SHIFT;
-	w->npending--;
-	WRITE_ONCE(w->nrunning, w->nrunning + 1);
+	b->npending--;
+	WRITE_ONCE(b->nrunning, b->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
 	wk->owner = t->owner;
 	wk->period = t->period_ns;
@@ -1176,65 +1241,74 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 	/* A periodic timeout keeps its limit place through its run. */
 	wk->held = t->period_ns != 0;
 	if (!wk->held)
-		w->nlive--;
-	now = wheel_now(w);
+		live_put(b->w);
+	now = wheel_now(b->w);
 	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
 	wk->overruns = t->period_ns ? hwt_carry(t) : 0;
 	hwt_carry(t) = 0;
-	w->stats.fired++;
-	w->stats.lateness[lat_bucket(late)]++;
-	if (late > w->stats.max_lateness_ns)
-		w->stats.max_lateness_ns = late;
-	trace_hwtimer_timeout_expire(w->name, t, hwtimer_deadline(t), now,
+	b->stats.fired++;
+	b->stats.lateness[lat_bucket(late)]++;
+	if (late > b->stats.max_lateness_ns)
+		b->stats.max_lateness_ns = late;
+	trace_hwtimer_timeout_expire(b->w->name, t, hwtimer_deadline(t), now,
 				     wk->overruns);
 	return t;
 }
 
 /*
- * Finish the callback @wk ran last and take the next ready timeout, in
- * one hold of the wheel lock. Return: the timeout taken, or NULL.
+ * In one hold of the base lock: finish the callback @wk ran last, collect
+ * what came due if the hrtimer fired, take the next ready timeout. Wakes
+ * other workers for the rest of what was collected.
+ * Return: the timeout taken, or NULL.
  */
 static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 {
-	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t;
 	unsigned long irqflags;
 	bool wake = false;
+	u64 n = 0;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
+	raw_spin_lock_irqsave(&b->lock, irqflags);
 	if (wk->cur)
 		wake = finish_locked(wk);
+	if (READ_ONCE(b->kicked))
+		n = collect_locked(b);
 	t = take_locked(wk);
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	if (wake)
-		wake_up_all(&w->done_wq);
+		wake_up_all(&b->w->done_wq);
+	/* This worker runs one of them; others start on the rest. */
+	if (n > 1 && b->nworkers > 1)
+		wake_up_nr(&b->work_wq, min_t(u64, n - 1, b->nworkers - 1));
 	return t;
 }
 
 /* Finish the callback @wk ran last, taking nothing. */
 static void finish(struct hwtimer_worker *wk)
 {
-	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_base *b = wk->b;
 	unsigned long irqflags;
 	bool wake;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
+	raw_spin_lock_irqsave(&b->lock, irqflags);
 	wake = finish_locked(wk);
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	if (wake)
-		wake_up_all(&w->done_wq);
+		wake_up_all(&b->w->done_wq);
 }
 
-static bool worker_should_wake(struct hwtimer_wheel *w)
+static bool worker_should_wake(struct hwtimer_base *b)
 {
 	/* Lockless peek: list_add() and list_del() write ->next once. */
-	return !list_empty(&w->ready) || kthread_should_stop();
+	return !list_empty(&b->ready) || READ_ONCE(b->kicked) ||
+	       kthread_should_stop();
 }
 
 static int worker_fn(void *arg)
 {
 	struct hwtimer_worker *wk = arg;
-	struct hwtimer_wheel *w = wk->w;
+	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t;
 
 	for (;;) {
@@ -1242,13 +1316,13 @@ static int worker_fn(void *arg)
 		if (!t) {
 			if (kthread_should_stop())
 				break;
-			wait_event_interruptible_exclusive(w->work_wq,
-							   worker_should_wake(w));
+			wait_event_interruptible_exclusive(b->work_wq,
+							   worker_should_wake(b));
 			continue;
 		}
-		lock_map_acquire(&w->map);
+		lock_map_acquire(&b->w->map);
 		t->fn(t);
-		lock_map_release(&w->map);
+		lock_map_release(&b->w->map);
 		if (need_resched()) {
 			/* Finish before yielding: waiters need not wait. */
 			finish(wk);
@@ -1285,10 +1359,10 @@ static int params_show(struct seq_file *m, void *v)
 {
 	struct hwtimer_wheel *w = m->private;
 
-	seq_printf(m, "name %s\ntick_ns %llu\nclock %s\nworkers %u\nmax_pending %llu\n",
+	seq_printf(m, "name %s\ntick_ns %llu\nclock %s\nworkers %u\nmax_pending %llu\nbases %u\n",
 		   w->name, w->tick_ns,
 		   w->clock == HWTIMER_CLOCK_BOOTTIME ? "boottime" : "monotonic",
-		   w->nworkers, w->max_pending);
+		   w->nworkers, w->max_pending, w->nbases);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(params);
@@ -1310,42 +1384,54 @@ static int check_params(const struct hwtimer_wheel_params *p)
 		return -EINVAL;
 	if (p->workers > HWTIMER_WORKERS_MAX)
 		return -EINVAL;
+	if (p->flags & ~HWTIMER_WHEEL_PERCPU)
+		return -EINVAL;
 	return 0;
 }
 
-/* Stop the kthreads of a wheel that was never stopped or is stopped. */
+/* Stop the kthreads of a wheel that was never started, or is stopped. */
 static void stop_threads(struct hwtimer_wheel *w)
 {
-	unsigned int i;
+	struct hwtimer_base *b;
+	unsigned int i, j;
 
-	for (i = 0; i < w->nworkers; i++)
-		if (w->workers[i].task)
-			kthread_stop(w->workers[i].task);
-	if (w->tick_task) {
-		hrtimer_cancel(&w->hrt);
-		kthread_stop(w->tick_task);
+	for (i = 0; i < w->nbases; i++) {
+		b = w->bases[i];
+		if (!b)
+			continue;
+		/* No worker is woken by the hrtimer from here on. */
+		hrtimer_cancel(&b->hrt);
+		for (j = 0; j < b->nworkers; j++)
+			if (b->workers[j].task)
+				kthread_stop(b->workers[j].task);
 	}
 }
 
 static int start_threads(struct hwtimer_wheel *w)
 {
 	struct task_struct *task;
-	unsigned int i;
+	struct hwtimer_base *b;
+	unsigned int i, j;
 
-	task = kthread_create(tick_fn, w, "hwtimer/%s", w->name);
-	if (IS_ERR(task))
-		return PTR_ERR(task);
-	w->tick_task = task;
-	for (i = 0; i < w->nworkers; i++) {
-		task = kthread_create(worker_fn, &w->workers[i], "hwtimer/%s/%u",
-				      w->name, i);
-		if (IS_ERR(task))
-			return PTR_ERR(task);
-		w->workers[i].task = task;
+	for (i = 0; i < w->nbases; i++) {
+		b = w->bases[i];
+		for (j = 0; j < b->nworkers; j++) {
+			if (b->cpu < 0)
+				task = kthread_create(worker_fn, &b->workers[j],
+						      "hwtimer/%s/%u", w->name, j);
+			else
+				task = kthread_create_on_node(worker_fn,
+						&b->workers[j], cpu_to_node(b->cpu),
+						"hwtimer/%s/%d:%u", w->name,
+						b->cpu, j);
+			if (IS_ERR(task))
+				return PTR_ERR(task);
+			b->workers[j].task = task;
+		}
 	}
-	wake_up_process(w->tick_task);
-	for (i = 0; i < w->nworkers; i++)
-		wake_up_process(w->workers[i].task);
+	for (i = 0; i < w->nbases; i++)
+		for (j = 0; j < w->bases[i]->nworkers; j++)
+			wake_up_process(w->bases[i]->workers[j].task);
 	return 0;
 }
 
@@ -1360,12 +1446,81 @@ static bool name_taken(const char *name)
 	return false;
 }
 
+/* Allocate base @i of @w (for CPU @i when there is one per CPU). */
+static struct hwtimer_base *base_create(struct hwtimer_wheel *w,
+					unsigned int i)
+{
+	int cpu = w->nbases > 1 ? i : -1;
+	struct hwtimer_base *b;
+	unsigned int j;
+
+	b = kvzalloc_node(struct_size(b, workers, w->nworkers), GFP_KERNEL,
+			  cpu < 0 ? NUMA_NO_NODE : cpu_to_node(cpu));
+	if (!b)
+		return NULL;
+	raw_spin_lock_init(&b->lock);
+	INIT_LIST_HEAD(&b->ready);
+	b->hrt_next = U64_MAX;
+	atomic64_set(&b->hrt_fires, 0);
+	init_waitqueue_head(&b->work_wq);
+	b->w = w;
+	b->cpu = cpu;
+	b->nworkers = w->nworkers;
+	for (j = 0; j < b->nworkers; j++)
+		b->workers[j].b = b;
+	hrtimer_init(&b->hrt, w->clock == HWTIMER_CLOCK_BOOTTIME ?
+		     CLOCK_BOOTTIME : CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	b->hrt.function = hrt_fn;
+	hwtimer_wc_init(&b->wc, w->tick_ns, wheel_now(w));
+	return b;
+}
+
+/* Give each base of @w an id: from now on timeouts can find them. */
+static int publish_bases(struct hwtimer_wheel *w)
+{
+	struct hwtimer_base *b;
+	unsigned int i;
+	u32 idx;
+	int ret;
+
+	for (i = 0; i < w->nbases; i++) {
+		b = w->bases[i];
+		/* Cyclic: an index comes back only after 2^32 other bases. */
+		ret = xa_alloc_cyclic(&hwtimer_base_ids, &idx, b, xa_limit_32b,
+				      &hwtimer_base_next_idx, GFP_KERNEL);
+		if (ret < 0)
+			return ret;
+		WRITE_ONCE(b->id,
+			   (u64)(u32)atomic_inc_return(&hwtimer_base_seq) << 32 |
+			   idx);
+	}
+	return 0;
+}
+
+/* Make @w's base ids match nothing, and no timeout find its bases. */
+static void unpublish_bases(struct hwtimer_wheel *w)
+{
+	struct hwtimer_base *b;
+	unsigned long irqflags;
+	unsigned int i;
+
+	for (i = 0; i < w->nbases; i++) {
+		b = w->bases[i];
+		raw_spin_lock_irqsave(&b->lock, irqflags);
+		b->dead = true;
+		raw_spin_unlock_irqrestore(&b->lock, irqflags);
+		if (b->id)
+			xa_erase(&hwtimer_base_ids, (u32)b->id);
+	}
+}
+
 /**
  * hwtimer_wheel_create() - create a private wheel
  * @p: parameters, see &struct hwtimer_wheel_params
  *
- * Starts the wheel's tick kthread and @p->workers callback kthreads and
- * adds /sys/kernel/debug/hwtimer/<name>/.
+ * Starts @p->workers callback kthreads for each base (one base, or one
+ * per possible CPU with %HWTIMER_WHEEL_PERCPU) and adds
+ * /sys/kernel/debug/hwtimer/<name>/.
  *
  * Context: process context, may sleep.
  * Return: the wheel; ERR_PTR(-EINVAL) on bad parameters, ERR_PTR(-EEXIST)
@@ -1374,23 +1529,19 @@ static bool name_taken(const char *name)
  */
 struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 {
-	unsigned int nworkers, i;
 	struct hwtimer_wheel *w;
-	u32 idx;
+	unsigned int nbases, i;
 	int ret;
 
 	ret = check_params(p);
 	if (ret)
 		return ERR_PTR(ret);
-	nworkers = p->workers ?: HWTIMER_WORKERS_DEFAULT;
-	w = kvzalloc(struct_size(w, workers, nworkers), GFP_KERNEL);
+	nbases = p->flags & HWTIMER_WHEEL_PERCPU ? nr_cpu_ids : 1;
+	w = kvzalloc(struct_size(w, bases, nbases), GFP_KERNEL);
 	if (!w)
 		return ERR_PTR(-ENOMEM);
-	raw_spin_lock_init(&w->lock);
-	INIT_LIST_HEAD(&w->ready);
-	w->hrt_next = U64_MAX;
-	atomic64_set(&w->hrt_fires, 0);
-	init_waitqueue_head(&w->work_wq);
+	w->nbases = nbases;
+	atomic64_set(&w->nlive, 0);
 	init_waitqueue_head(&w->done_wq);
 	mutex_init(&w->stop_mutex);
 	kref_init(&w->ref);
@@ -1400,13 +1551,15 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	w->clock = p->clock;
 	w->tick_ns = p->tick_ns ?: HWTIMER_TICK_DEFAULT_NS;
 	w->max_pending = p->max_pending;
-	w->nworkers = nworkers;
-	for (i = 0; i < nworkers; i++)
-		w->workers[i].w = w;
-	hrtimer_init(&w->hrt, w->clock == HWTIMER_CLOCK_BOOTTIME ?
-		     CLOCK_BOOTTIME : CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
-	w->hrt.function = hrt_fn;
-	hwtimer_wc_init(&w->wc, w->tick_ns, wheel_now(w));
+	w->flags = p->flags;
+	w->nworkers = p->workers ?: HWTIMER_WORKERS_DEFAULT;
+	for (i = 0; i < nbases; i++) {
+		w->bases[i] = base_create(w, i);
+		if (!w->bases[i]) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
 
 	mutex_lock(&hwtimer_wheels_lock);
 	if (name_taken(w->name)) {
@@ -1420,25 +1573,25 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	ret = start_threads(w);
 	if (ret)
 		goto err_unlist;
-	/* Cyclic: an index comes back only after 2^32 other wheels. */
-	ret = xa_alloc_cyclic(&hwtimer_wheel_ids, &idx, w, xa_limit_32b,
-			      &hwtimer_wheel_next_idx, GFP_KERNEL);
+	ret = publish_bases(w);
 	if (ret < 0)
-		goto err_stop_threads;
-	WRITE_ONCE(w->id, (u64)(u32)atomic_inc_return(&hwtimer_wheel_seq) << 32 |
-		   idx);
+		goto err_unpublish;
 	w->dir = debugfs_create_dir(w->name, hwtimer_debugfs);
 	debugfs_create_file("stats", 0444, w->dir, w, &stats_fops);
 	debugfs_create_file("params", 0444, w->dir, w, &params_fops);
 	return w;
 
-err_stop_threads:
+err_unpublish:
+	unpublish_bases(w);
+	synchronize_rcu();
 err_unlist:
 	stop_threads(w);
 	mutex_lock(&hwtimer_wheels_lock);
 	list_del(&w->link);
 	mutex_unlock(&hwtimer_wheels_lock);
 err_free:
+	for (i = 0; i < nbases; i++)
+		kvfree(w->bases[i]);
 	lockdep_unregister_key(&w->key);
 	kvfree(w);
 	return ERR_PTR(ret);
@@ -1450,8 +1603,9 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_create);
  *
  * Context: any.
  * Return: the wheel; its parameters are hwtimer's module parameters
- * tick_ns, workers, max_pending and clock, its debugfs name "default".
- * Valid while hwtimer is loaded, which a caller of this symbol guarantees.
+ * tick_ns, workers, max_pending, clock and percpu, its debugfs name
+ * "default". Valid while hwtimer is loaded, which a caller of this symbol
+ * guarantees.
  */
 struct hwtimer_wheel *hwtimer_default_wheel(void)
 {
@@ -1460,77 +1614,84 @@ struct hwtimer_wheel *hwtimer_default_wheel(void)
 EXPORT_SYMBOL_GPL(hwtimer_default_wheel);
 
 /* Hand pending @t back: idle, not armable until popped. */
-static void hand_back(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
+static void hand_back(struct hwtimer_base *b, struct hwtimer_timeout *t,
 		      struct list_head *list)
 {
-	struct hwtimer_worker *wk = running_on(w, t);
+	struct hwtimer_worker *wk = running_on(b, t);
 
-	lockdep_assert_held(&w->lock);
+	lockdep_assert_held(&b->lock);
 	list_add_tail(&t->entry.node, list);
 	hwt_state(t) = (hwt_state(t) & ~(HWT_QUEUED | HWT_PARKED)) |
 		       HWT_HANDBACK;
 	set_outcome(t, HWTIMER_STATE_STOPPED);
-	w->npending--;
-	w->nlive--;
+	b->npending--;
+	live_put(b->w);
 	if (wk)
 		wk->rearmed = false;	/* the runner drops the pin */
 	else
-		pin_put(w, t->owner);
+		pin_put(b, t->owner);
 }
 
 /*
- * Hand up to @max pending timeouts of stopped @w back onto @list.
- * Return: how many. Caller holds w->lock.
+ * Hand up to @max pending timeouts of stopped @b back onto @list.
+ * Return: how many. Caller holds b->lock.
  */
-static u64 take_some(struct hwtimer_wheel *w, struct list_head *list, u64 max)
+static u64 take_some(struct hwtimer_base *b, struct list_head *list, u64 max)
 {
 	struct hwtimer_timeout *t;
 	struct hwtimer_worker *wk;
 	LIST_HEAD(some);
 	u64 n;
 
-	lockdep_assert_held(&w->lock);
-	n = hwtimer_wc_drain_max(&w->wc, &some, max);
-	while (n < max && !list_empty(&w->ready)) {
-		list_move_tail(w->ready.next, &some);
+	lockdep_assert_held(&b->lock);
+	n = hwtimer_wc_drain_max(&b->wc, &some, max);
+	while (n < max && !list_empty(&b->ready)) {
+		list_move_tail(b->ready.next, &some);
 		n++;
 	}
 	while (!list_empty(&some)) {
 		t = list_first_entry(&some, struct hwtimer_timeout, entry.node);
 		list_del(&t->entry.node);
-		hand_back(w, t, list);
+		hand_back(b, t, list);
 	}
-	for (wk = w->workers; n < max && wk < w->workers + w->nworkers; wk++) {
+	for (wk = b->workers; n < max && wk < b->workers + b->nworkers; wk++) {
 		t = wk->parked;
 		if (t) {
 			wk->parked = NULL;
-			hand_back(w, t, list);
+			hand_back(b, t, list);
 			n++;
 		}
 	}
 	return n;
 }
 
-/* Make idle every timeout on @list, handed back by take_some(). */
-static void drop_some(struct hwtimer_wheel *w, struct list_head *list)
+/* Stop @b: refuse arms, hand back every pending timeout onto @list. */
+static void stop_base(struct hwtimer_base *b, struct list_head *list)
 {
-	struct hwtimer_timeout *t;
 	unsigned long irqflags;
-	unsigned int n;
+	u64 n;
 
-	while (!list_empty(list)) {
-		raw_spin_lock_irqsave(&w->lock, irqflags);
-		for (n = 0; n < HWTIMER_ADVANCE_BATCH && !list_empty(list); n++) {
-			t = list_first_entry(list, struct hwtimer_timeout,
-					     entry.node);
-			list_del_init(&t->entry.node);
-			/* Off the list before armable: see handed_back(). */
-			smp_store_release(&hwt_state(t),
-					  hwt_state(t) & ~HWT_HANDBACK);
-		}
-		raw_spin_unlock_irqrestore(&w->lock, irqflags);
+	raw_spin_lock_irqsave(&b->lock, irqflags);
+	b->stopped = true;
+	b->hrt_next = U64_MAX;
+	raw_spin_unlock_irqrestore(&b->lock, irqflags);
+	hrtimer_cancel(&b->hrt);
+	do {
+		raw_spin_lock_irqsave(&b->lock, irqflags);
+		n = take_some(b, list, HWTIMER_ADVANCE_BATCH);
+		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 		cond_resched();
-	}
+	} while (n);
+}
+
+/* Callbacks running now on any base of @w. */
+static unsigned int nrunning(struct hwtimer_wheel *w)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w->nbases; i++)
+		n += READ_ONCE(w->bases[i]->nrunning);
+	return n;
 }
 
 /**
@@ -1541,12 +1702,12 @@ static void drop_some(struct hwtimer_wheel *w, struct list_head *list)
  *
  * Like Netty's HashedWheelTimer.stop(): from now on arms and modifies fail
  * with -ESHUTDOWN and periodic timeouts are not re-armed; every pending
- * timeout (in the wheel or collected but not started) is taken back, its
- * module pin dropped; then this waits for running callbacks to return.
- * A timeout on @unprocessed cannot be armed (-EBUSY, on any wheel) until
- * hwtimer_unprocessed_pop() takes it off. Calling stop again hands back
- * nothing. Interrupts stay off for at most %HWTIMER_ADVANCE_BATCH
- * timeouts at a time, however many are pending.
+ * timeout (in the wheel or collected but not started, on every base) is
+ * taken back, its module pin dropped; then this waits for running
+ * callbacks to return. A timeout on @unprocessed cannot be armed (-EBUSY,
+ * on any wheel) until hwtimer_unprocessed_pop() takes it off. Calling
+ * stop again hands back nothing. Interrupts stay off for at most
+ * %HWTIMER_ADVANCE_BATCH timeouts at a time, however many are pending.
  *
  * Context: process context, may sleep; not from a callback of @w. Lockdep
  * checks the caller holds no lock that a callback of @w takes.
@@ -1554,31 +1715,23 @@ static void drop_some(struct hwtimer_wheel *w, struct list_head *list)
  */
 int hwtimer_wheel_stop(struct hwtimer_wheel *w, struct list_head *unprocessed)
 {
-	unsigned long irqflags;
 	LIST_HEAD(list);
-	u64 n;
+	unsigned int i;
 
 	might_sleep();
-	if (current_worker(w))
+	if (in_worker_of(w))
 		return -EDEADLK;
 	annotate_wait(w);
 	mutex_lock(&w->stop_mutex);
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	w->stopped = true;
-	w->hrt_next = U64_MAX;
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	hrtimer_cancel(&w->hrt);
-	do {
-		raw_spin_lock_irqsave(&w->lock, irqflags);
-		n = take_some(w, &list, HWTIMER_ADVANCE_BATCH);
-		raw_spin_unlock_irqrestore(&w->lock, irqflags);
-		cond_resched();
-	} while (n);
-	wait_event(w->done_wq, !READ_ONCE(w->nrunning));
-	if (unprocessed)
+	for (i = 0; i < w->nbases; i++)
+		stop_base(w->bases[i], &list);
+	wait_event(w->done_wq, !nrunning(w));
+	if (unprocessed) {
 		list_splice_tail(&list, unprocessed);
-	else
-		drop_some(w, &list);
+	} else {
+		while (hwtimer_unprocessed_pop(&list))
+			cond_resched();
+	}
 	mutex_unlock(&w->stop_mutex);
 	return 0;
 }
@@ -1589,7 +1742,7 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_stop);
  * @w: a wheel from hwtimer_wheel_create(), or NULL
  *
  * hwtimer_wheel_stop() dropping every pending timeout, then stops the
- * kthreads and frees the wheel. Its id then matches nothing: a timeout
+ * kthreads and frees the wheel. Its ids then match nothing: a timeout
  * last armed on @w may still be cancelled (%HWTIMER_NOT_PENDING), queried,
  * armed on another wheel or freed.
  *
@@ -1597,16 +1750,11 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_stop);
  */
 void hwtimer_wheel_destroy(struct hwtimer_wheel *w)
 {
-	unsigned long irqflags;
-
 	if (!w)
 		return;
 	if (WARN_ON_ONCE(hwtimer_wheel_stop(w, NULL)))
 		return;
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	w->dead = true;
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	xa_erase(&hwtimer_wheel_ids, (u32)w->id);
+	unpublish_bases(w);
 	debugfs_remove_recursive(w->dir);
 	stop_threads(w);
 	mutex_lock(&hwtimer_wheels_lock);
@@ -1620,19 +1768,33 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_destroy);
 /**
  * hwtimer_wheel_get_stats() - read a wheel's counters
  * @w: the wheel
- * @st: filled with a consistent snapshot
+ * @st: filled with the sums over the wheel's bases (the maximum for
+ *	max_lateness_ns), each base read in one consistent snapshot
  *
  * Context: any; never sleeps.
  */
 void hwtimer_wheel_get_stats(struct hwtimer_wheel *w, struct hwtimer_stats *st)
 {
+	struct hwtimer_base *b;
 	unsigned long irqflags;
+	unsigned int i, j;
 
-	raw_spin_lock_irqsave(&w->lock, irqflags);
-	*st = w->stats;
-	st->pending = w->npending;
-	raw_spin_unlock_irqrestore(&w->lock, irqflags);
-	st->hrtimer_fires = atomic64_read(&w->hrt_fires);
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < w->nbases; i++) {
+		b = w->bases[i];
+		raw_spin_lock_irqsave(&b->lock, irqflags);
+		st->pending += b->npending;
+		st->armed += b->stats.armed;
+		st->fired += b->stats.fired;
+		st->cancelled += b->stats.cancelled;
+		st->rejected += b->stats.rejected;
+		st->max_lateness_ns = max(st->max_lateness_ns,
+					  b->stats.max_lateness_ns);
+		for (j = 0; j < HWTIMER_LAT_BUCKETS; j++)
+			st->lateness[j] += b->stats.lateness[j];
+		raw_spin_unlock_irqrestore(&b->lock, irqflags);
+		st->hrtimer_fires += atomic64_read(&b->hrt_fires);
+	}
 }
 EXPORT_SYMBOL_GPL(hwtimer_wheel_get_stats);
 
@@ -1683,6 +1845,7 @@ static int __init hwtimer_init(void)
 		.clock = clock_param,
 		.workers = workers,
 		.max_pending = max_pending,
+		.flags = percpu ? HWTIMER_WHEEL_PERCPU : 0,
 	};
 	int ret;
 

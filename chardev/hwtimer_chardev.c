@@ -1490,6 +1490,7 @@ int hwtimer_chardev_init(void)
 			"chardev-monotonic",
 		.tick_ns = hwtimer_wheel_tick_ns(def),
 		.clock = other,
+		.flags = hwtimer_default_wheel_flags(),
 	};
 	int ret;
 

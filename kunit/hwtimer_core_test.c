@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite hwtimer_core: the hwtimer runtime on real time.
+ * KUnit suites hwtimer_core and hwtimer_core_percpu: the hwtimer runtime
+ * on real time, with one base per wheel and with one base per CPU.
  *
  * Every case runs on its own private wheel (destroyed in exit), except the
  * one that checks the default wheel. The suite runs in a software-emulated
@@ -17,10 +18,12 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
@@ -88,6 +91,7 @@ struct item {
 /**
  * struct core_ctx - per-case state
  * @w: the case's private wheel, destroyed in exit
+ * @flags: flags of the wheels the case creates
  * @wq: woken by every callback
  * @fired: callback runs, all items
  * @early: runs that started before their deadline
@@ -104,6 +108,7 @@ struct item {
  */
 struct core_ctx {
 	struct hwtimer_wheel *w;
+	u32 flags;
 	wait_queue_head_t wq;
 	atomic_t fired;
 	atomic_t early;
@@ -232,6 +237,7 @@ static struct hwtimer_wheel *new_wheel(struct kunit *test, u64 tick,
 		.workers = workers,
 		.max_pending = max_pending,
 		.clock = clock,
+		.flags = ctx->flags,
 	};
 
 	ctx->w = hwtimer_wheel_create(&p);
@@ -260,6 +266,17 @@ static int core_init(struct kunit *test)
 	init_waitqueue_head(&ctx->wq);
 	test->priv = ctx;
 	return 0;
+}
+
+/* The same cases on wheels with one base per CPU. */
+static int core_percpu_init(struct kunit *test)
+{
+	int ret = core_init(test);
+	struct core_ctx *ctx = test->priv;
+
+	if (!ret)
+		ctx->flags = HWTIMER_WHEEL_PERCPU;
+	return ret;
 }
 
 static void core_exit(struct kunit *test)
@@ -1239,6 +1256,50 @@ static void core_cancel_takes_back_parked_expiry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, it->result, 0);
 }
 
+/* Run current on @cpu only, or anywhere when @cpu is negative. */
+static void run_on(struct kunit *test, int cpu)
+{
+	const struct cpumask *m = cpu < 0 ? cpu_possible_mask : cpumask_of(cpu);
+
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, m), 0);
+	if (cpu >= 0)
+		KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), cpu);
+}
+
+/*
+ * On a per-CPU wheel a pending timeout stays on the base it was armed on,
+ * whichever CPU moves or cancels it; an idle one moves to the arming
+ * CPU's base; cancel and expiry work across CPUs.
+ */
+static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, 1);
+	struct hwtimer_wheel *w;
+	u64 base0;
+
+	if (num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1 online");
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
+	run_on(test, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	base0 = READ_ONCE(it->tmo.wheel_id);
+	run_on(test, 1);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, FAR_NS / 2, 0), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(it->tmo.wheel_id), base0);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	KUNIT_EXPECT_NE(test, READ_ONCE(it->tmo.wheel_id), base0);
+	run_on(test, 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, 2 * MS, 0), 0);
+	run_on(test, -1);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 1, WAIT_MS));
+	KUNIT_EXPECT_EQ(test, hwtimer_state(&it->tmo), HWTIMER_STATE_FIRED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
+}
+
 static struct kunit_case hwtimer_core_cases[] = {
 	KUNIT_CASE(core_create_rejects_bad_params),
 	KUNIT_CASE(core_create_accepts_tick_bounds),
@@ -1281,6 +1342,7 @@ static struct kunit_case hwtimer_core_cases[] = {
 	KUNIT_CASE(core_callback_may_free_its_timeout),
 	KUNIT_CASE(core_timeout_never_runs_on_two_workers),
 	KUNIT_CASE(core_cancel_takes_back_parked_expiry),
+	KUNIT_CASE(core_percpu_timeout_moves_only_when_idle),
 	{}
 };
 
@@ -1291,4 +1353,11 @@ static struct kunit_suite hwtimer_core_suite = {
 	.test_cases = hwtimer_core_cases,
 };
 
-kunit_test_suite(hwtimer_core_suite);
+static struct kunit_suite hwtimer_core_percpu_suite = {
+	.name = "hwtimer_core_percpu",
+	.init = core_percpu_init,
+	.exit = core_exit,
+	.test_cases = hwtimer_core_cases,
+};
+
+kunit_test_suites(&hwtimer_core_suite, &hwtimer_core_percpu_suite);
