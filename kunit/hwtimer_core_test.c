@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suites hwtimer_core and hwtimer_core_percpu: the hwtimer runtime
- * on real time, with one base per wheel and with one base per CPU.
+ * KUnit suite hwtimer_core: the hwtimer runtime on real time. Each case
+ * runs twice, on a wheel with one base and on one with a base per CPU.
  *
  * Every case runs on its own private wheel (destroyed in exit), except the
  * one that checks the default wheel. The suite runs in a software-emulated
@@ -25,6 +25,7 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 
@@ -264,20 +265,12 @@ static int core_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	init_waitqueue_head(&ctx->wq);
+	if (test->param_value)
+		ctx->flags = *(const u32 *)test->param_value;
 	test->priv = ctx;
 	return 0;
 }
 
-/* The same cases on wheels with one base per CPU. */
-static int core_percpu_init(struct kunit *test)
-{
-	int ret = core_init(test);
-	struct core_ctx *ctx = test->priv;
-
-	if (!ret)
-		ctx->flags = HWTIMER_WHEEL_PERCPU;
-	return ret;
-}
 
 static void core_exit(struct kunit *test)
 {
@@ -1300,48 +1293,68 @@ static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
 }
 
+/* Every case but the per-CPU one runs on both kinds of wheel. */
+static const u32 wheel_flags[] = { 0, HWTIMER_WHEEL_PERCPU };
+
+static void wheel_flags_desc(const u32 *flags, char *desc)
+{
+	strscpy(desc, *flags ? "per-CPU bases" : "one base",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(wheel_flags, wheel_flags, wheel_flags_desc);
+
+#define HWT_CASE(name) KUNIT_CASE_PARAM(name, wheel_flags_gen_params)
+#ifdef KUNIT_CASE_PARAM_ATTR
+#define HWT_CASE_SLOW(name)						\
+	KUNIT_CASE_PARAM_ATTR(name, wheel_flags_gen_params,		\
+			      { .speed = KUNIT_SPEED_SLOW })
+#else
+#define HWT_CASE_SLOW(name) HWT_CASE(name)
+#endif
+
 static struct kunit_case hwtimer_core_cases[] = {
-	KUNIT_CASE(core_create_rejects_bad_params),
-	KUNIT_CASE(core_create_accepts_tick_bounds),
-	KUNIT_CASE(core_default_wheel_serves_timeouts),
-	KUNIT_CASE(core_arm_rejects_bad_input),
-	KUNIT_CASE(core_arm_pending_is_busy),
-	KUNIT_CASE(core_oneshot_fires_once_not_early),
-	KUNIT_CASE(core_absolute_deadline_is_kept),
-	KUNIT_CASE(core_past_deadline_fires_at_once),
-	KUNIT_CASE_SLOW(core_never_early_random_delays),
-	KUNIT_CASE_SLOW(core_same_tick_fire_exactly_once),
-	KUNIT_CASE(core_callback_rearms_itself),
-	KUNIT_CASE(core_callback_arms_another),
-	KUNIT_CASE(core_periodic_runs_until_cancelled),
-	KUNIT_CASE(core_periodic_counts_overruns),
-	KUNIT_CASE(core_cancel_pending_never_runs),
-	KUNIT_CASE(core_cancel_idle_not_pending),
-	KUNIT_CASE(core_cancel_running_reports_running),
-	KUNIT_CASE_SLOW(core_cancel_races_expiry_exactly_once),
-	KUNIT_CASE(core_cancel_sync_waits_for_callback),
-	KUNIT_CASE(core_cancel_sync_from_own_callback_edeadlk),
-	KUNIT_CASE(core_stop_from_callback_edeadlk),
-	KUNIT_CASE(core_cancel_sync_stops_self_rearming),
-	KUNIT_CASE(core_stop_returns_none_when_all_fired),
-	KUNIT_CASE(core_stop_returns_all_when_none_fired),
-	KUNIT_CASE(core_stop_waits_for_running_callback),
-	KUNIT_CASE(core_arm_after_stop_eshutdown),
-	KUNIT_CASE(core_max_pending_enospc_and_recovery),
-	KUNIT_CASE(core_modify_earlier),
-	KUNIT_CASE(core_modify_later),
-	KUNIT_CASE(core_modify_idle_arms_again),
-	KUNIT_CASE(core_boottime_wheel),
-	KUNIT_CASE(core_idle_wheel_fires_no_hrtimer),
-	KUNIT_CASE(core_hrtimer_fires_per_deadline_not_per_tick),
-	KUNIT_CASE(core_arm_cancel_modify_from_hardirq),
-	KUNIT_CASE(core_sleeping_callback_does_not_delay_others),
-	KUNIT_CASE(core_stats_count_everything),
-	KUNIT_CASE(core_pending_follows_state),
-	KUNIT_CASE(core_owner_pinned_while_pending_or_running),
-	KUNIT_CASE(core_callback_may_free_its_timeout),
-	KUNIT_CASE(core_timeout_never_runs_on_two_workers),
-	KUNIT_CASE(core_cancel_takes_back_parked_expiry),
+	HWT_CASE(core_create_rejects_bad_params),
+	HWT_CASE(core_create_accepts_tick_bounds),
+	HWT_CASE(core_default_wheel_serves_timeouts),
+	HWT_CASE(core_arm_rejects_bad_input),
+	HWT_CASE(core_arm_pending_is_busy),
+	HWT_CASE(core_oneshot_fires_once_not_early),
+	HWT_CASE(core_absolute_deadline_is_kept),
+	HWT_CASE(core_past_deadline_fires_at_once),
+	HWT_CASE_SLOW(core_never_early_random_delays),
+	HWT_CASE_SLOW(core_same_tick_fire_exactly_once),
+	HWT_CASE(core_callback_rearms_itself),
+	HWT_CASE(core_callback_arms_another),
+	HWT_CASE(core_periodic_runs_until_cancelled),
+	HWT_CASE(core_periodic_counts_overruns),
+	HWT_CASE(core_cancel_pending_never_runs),
+	HWT_CASE(core_cancel_idle_not_pending),
+	HWT_CASE(core_cancel_running_reports_running),
+	HWT_CASE_SLOW(core_cancel_races_expiry_exactly_once),
+	HWT_CASE(core_cancel_sync_waits_for_callback),
+	HWT_CASE(core_cancel_sync_from_own_callback_edeadlk),
+	HWT_CASE(core_stop_from_callback_edeadlk),
+	HWT_CASE(core_cancel_sync_stops_self_rearming),
+	HWT_CASE(core_stop_returns_none_when_all_fired),
+	HWT_CASE(core_stop_returns_all_when_none_fired),
+	HWT_CASE(core_stop_waits_for_running_callback),
+	HWT_CASE(core_arm_after_stop_eshutdown),
+	HWT_CASE(core_max_pending_enospc_and_recovery),
+	HWT_CASE(core_modify_earlier),
+	HWT_CASE(core_modify_later),
+	HWT_CASE(core_modify_idle_arms_again),
+	HWT_CASE(core_boottime_wheel),
+	HWT_CASE(core_idle_wheel_fires_no_hrtimer),
+	HWT_CASE(core_hrtimer_fires_per_deadline_not_per_tick),
+	HWT_CASE(core_arm_cancel_modify_from_hardirq),
+	HWT_CASE(core_sleeping_callback_does_not_delay_others),
+	HWT_CASE(core_stats_count_everything),
+	HWT_CASE(core_pending_follows_state),
+	HWT_CASE(core_owner_pinned_while_pending_or_running),
+	HWT_CASE(core_callback_may_free_its_timeout),
+	HWT_CASE(core_timeout_never_runs_on_two_workers),
+	HWT_CASE(core_cancel_takes_back_parked_expiry),
 	KUNIT_CASE(core_percpu_timeout_moves_only_when_idle),
 	{}
 };
@@ -1353,11 +1366,4 @@ static struct kunit_suite hwtimer_core_suite = {
 	.test_cases = hwtimer_core_cases,
 };
 
-static struct kunit_suite hwtimer_core_percpu_suite = {
-	.name = "hwtimer_core_percpu",
-	.init = core_percpu_init,
-	.exit = core_exit,
-	.test_cases = hwtimer_core_cases,
-};
-
-kunit_test_suites(&hwtimer_core_suite, &hwtimer_core_percpu_suite);
+kunit_test_suite(hwtimer_core_suite);
