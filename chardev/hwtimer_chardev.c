@@ -572,33 +572,38 @@ static struct hwt_timer *alloc_timer(bool periodic)
 	return pt ? &pt->ht : NULL;
 }
 
-/* Arm one timeout; fills in @req->id. Shared by ARM and BATCH. */
-static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+/* Check an arm request. Return: its wheel, or NULL when it is invalid. */
+static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
 {
 	struct hwtimer_wheel *w = clock_wheel(req->clock);
-	struct hwt_timer *ht;
-	u64 id;
-	int ret;
 
 	if (!w || check_deadline_flags(req->flags) ||
 	    !reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
-		return -EINVAL;
+		return NULL;
 	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
-		return -EINVAL;
+		return NULL;
+	return w;
+}
 
-	ht = alloc_timer(req->period_ns != 0);
-	if (!ht)
-		return -ENOMEM;
+/*
+ * Arm @ht, fresh from the cache for @req (valid, on wheel @w), and fill in
+ * @req->id. On failure @ht stays the caller's to free. Caller holds
+ * ctx->wqh.lock, which growing the id table drops for a while.
+ */
+static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
+		      struct hwt_timer *ht, struct hwtimer_arm_req *req)
+{
+	int ret;
+
+	lockdep_assert_held(&ctx->wqh.lock);
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
 	ht->ctx = ctx;
 	ht->cookie = req->cookie;
 	ht->clock = req->clock;
 	ht->periodic = req->period_ns != 0;
-
-	spin_lock(&ctx->wqh.lock);
 	ret = reserve_live(ctx);
 	if (ret)
-		goto err_unlock;
+		return ret;
 	/* The table has a free slot for us once cap > live. */
 	while (ctx->cap <= ctx->live) {
 		ret = grow_table(ctx);
@@ -617,16 +622,31 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	ctx->pending++;
 	ctx->armed++;
 	/* Once the lock is dropped @ht may fire, be read and be freed. */
-	id = ht->id;
-	spin_unlock(&ctx->wqh.lock);
-	req->id = id;
+	req->id = ht->id;
 	return 0;
 
 err_unreserve:
 	unreserve_live(ctx);
-err_unlock:
+	return ret;
+}
+
+/* Arm one timeout; fills in @req->id. */
+static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+{
+	struct hwtimer_wheel *w = arm_wheel(req);
+	struct hwt_timer *ht;
+	int ret;
+
+	if (!w)
+		return -EINVAL;
+	ht = alloc_timer(req->period_ns != 0);
+	if (!ht)
+		return -ENOMEM;
+	spin_lock(&ctx->wqh.lock);
+	ret = arm_locked(ctx, w, ht, req);
 	spin_unlock(&ctx->wqh.lock);
-	free_timer(ht);
+	if (ret)
+		free_timer(ht);
 	return ret;
 }
 
@@ -881,39 +901,151 @@ static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-/* Run one batch op in place; returns its status. */
-static int batch_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
+/* The arm request of batch op @op, an ARM. */
+static void op_to_arm(const struct hwtimer_batch_op *op,
+		      struct hwtimer_arm_req *arm)
 {
-	struct hwtimer_arm_req arm = {};
-	int ret;
+	memset(arm, 0, sizeof(*arm));
+	arm->cookie = op->cookie;
+	arm->deadline_ns = op->deadline_ns;
+	arm->period_ns = op->period_ns;
+	arm->clock = op->clock;
+	arm->flags = op->flags;
+}
+
+/*
+ * Check batch op @op; for an ARM, set its wheel in @w.
+ * Return: 0 or the op's status.
+ */
+static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
+{
+	struct hwtimer_arm_req arm;
 
 	op->result = 0;
 	if (op->pad || op->reserved)
 		return -EINVAL;
 	switch (op->op) {
 	case HWTIMER_OP_ARM:
-		arm.cookie = op->cookie;
-		arm.deadline_ns = op->deadline_ns;
-		arm.period_ns = op->period_ns;
-		arm.clock = op->clock;
-		arm.flags = op->flags;
-		ret = do_arm(ctx, &arm);
-		if (!ret)
-			op->id = arm.id;
-		return ret;
+		op_to_arm(op, &arm);
+		*w = arm_wheel(&arm);
+		return *w ? 0 : -EINVAL;
 	case HWTIMER_OP_CANCEL:
 		if (op->flags || op->cookie || op->deadline_ns ||
 		    op->period_ns || op->clock)
 			return -EINVAL;
-		return do_cancel(ctx, op->id, &op->result);
+		return 0;
 	case HWTIMER_OP_MODIFY:
-		if (op->cookie || op->period_ns || op->clock)
+		if (op->cookie || op->period_ns || op->clock ||
+		    check_deadline_flags(op->flags))
 			return -EINVAL;
-		return do_modify(ctx, op->id, op->deadline_ns, op->flags,
-				 &op->result);
+		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * Timers for the ARM ops of a chunk that passed batch_check(): @n of them
+ * from @cache, taken in one call when the cache can, one by one otherwise.
+ * Return: how many were allocated (all or, when memory runs out, fewer).
+ */
+static unsigned int batch_alloc(struct kmem_cache *cache, unsigned int n,
+				void **objs)
+{
+	unsigned int i;
+
+	if (!n)
+		return 0;
+	if (kmem_cache_alloc_bulk(cache, GFP_KERNEL_ACCOUNT, n, objs) == n) {
+		for (i = 0; i < n; i++)
+			memset(objs[i], 0, kmem_cache_size(cache));
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		objs[i] = kmem_cache_zalloc(cache, GFP_KERNEL_ACCOUNT);
+		if (!objs[i])
+			break;
+	}
+	return i;
+}
+
+/*
+ * Run the @n ops at @ops in place, setting each one's status: checked and
+ * their timers allocated first, then run in one hold of the context lock
+ * (a MODIFY of a running periodic timeout drops it while it waits).
+ * Return: how many failed.
+ */
+static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
+		       u32 n)
+{
+	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
+	struct hwtimer_arm_req arm;
+	void *one[HWT_BATCH_CHUNK], *per[HWT_BATCH_CHUNK];
+	unsigned int none = 0, nper = 0, gone = 0, gper = 0;
+	struct hwt_timer *reap = NULL, *ht;
+	u32 i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		ops[i].status = batch_check(&ops[i], &w[i]);
+		if (ops[i].status || ops[i].op != HWTIMER_OP_ARM)
+			continue;
+		if (ops[i].period_ns)
+			nper++;
+		else
+			none++;
+	}
+	none = batch_alloc(hwt_cache, none, one);
+	nper = batch_alloc(hwt_pcache, nper, per);
+
+	spin_lock(&ctx->wqh.lock);
+	for (i = 0; i < n; i++) {
+		struct hwtimer_batch_op *op = &ops[i];
+
+		if (op->status)
+			continue;
+		switch (op->op) {
+		case HWTIMER_OP_ARM:
+			if (op->period_ns)
+				ht = gper < nper ?
+				     &((struct hwt_ptimer *)per[gper++])->ht :
+				     NULL;
+			else
+				ht = gone < none ? one[gone++] : NULL;
+			if (!ht) {
+				op->status = -ENOMEM;
+				break;
+			}
+			op_to_arm(op, &arm);
+			op->status = arm_locked(ctx, w[i], ht, &arm);
+			if (op->status) {
+				/* Never armed: nothing to wait for. */
+				ht->quiet = true;
+				reap_push(ht, &reap);
+			} else {
+				op->id = arm.id;
+			}
+			break;
+		case HWTIMER_OP_CANCEL:
+			op->status = do_cancel_locked(ctx, op->id, &op->result,
+						      &reap);
+			break;
+		case HWTIMER_OP_MODIFY:
+			op->status = do_modify_locked(ctx, op->id,
+						      op->deadline_ns,
+						      op->flags, &op->result,
+						      &reap);
+			break;
+		}
+	}
+	spin_unlock(&ctx->wqh.lock);
+	reap_timers(reap);
+	while (gone < none)
+		kmem_cache_free(hwt_cache, one[gone++]);
+	while (gper < nper)
+		kmem_cache_free(hwt_pcache, per[gper++]);
+	for (i = 0; i < n; i++)
+		failed += ops[i].status != 0;
+	return failed;
 }
 
 /* Take back the successful arms among @n ops whose results were lost. */
@@ -947,11 +1079,7 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		if (copy_from_user(ops, uops + req->done, size) ||
 		    !writable(uops + req->done, ops, size))
 			return -EFAULT;
-		for (i = 0; i < n; i++) {
-			ops[i].status = batch_one(ctx, &ops[i]);
-			if (ops[i].status)
-				req->failed++;
-		}
+		req->failed += batch_chunk(ctx, ops, n);
 		if (copy_to_user(uops + req->done, ops, size)) {
 			batch_withdraw(ctx, ops, n);
 			for (i = 0; i < n; i++)
