@@ -1407,6 +1407,19 @@ static void stop_threads(struct hwtimer_wheel *w)
 	}
 }
 
+/* Worker @j of @b, near @b's CPU when it has one; not started yet. */
+static struct task_struct *worker_create(struct hwtimer_base *b,
+					 unsigned int j)
+{
+	struct hwtimer_worker *wk = &b->workers[j];
+	const char *name = b->w->name;
+
+	if (b->cpu < 0)
+		return kthread_create(worker_fn, wk, "hwtimer/%s/%u", name, j);
+	return kthread_create_on_node(worker_fn, wk, cpu_to_node(b->cpu),
+				      "hwtimer/%s/%d:%u", name, b->cpu, j);
+}
+
 static int start_threads(struct hwtimer_wheel *w)
 {
 	struct task_struct *task;
@@ -1416,14 +1429,7 @@ static int start_threads(struct hwtimer_wheel *w)
 	for (i = 0; i < w->nbases; i++) {
 		b = w->bases[i];
 		for (j = 0; j < b->nworkers; j++) {
-			if (b->cpu < 0)
-				task = kthread_create(worker_fn, &b->workers[j],
-						      "hwtimer/%s/%u", w->name, j);
-			else
-				task = kthread_create_on_node(worker_fn,
-						&b->workers[j], cpu_to_node(b->cpu),
-						"hwtimer/%s/%d:%u", w->name,
-						b->cpu, j);
+			task = worker_create(b, j);
 			if (IS_ERR(task))
 				return PTR_ERR(task);
 			b->workers[j].task = task;

@@ -271,7 +271,6 @@ static int core_init(struct kunit *test)
 	return 0;
 }
 
-
 static void core_exit(struct kunit *test)
 {
 	struct core_ctx *ctx = test->priv;
