@@ -21,9 +21,11 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -1292,7 +1294,105 @@ static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
 }
 
-/* Every case but the per-CPU one runs on both kinds of wheel. */
+/* Threads and rounds of the cross-CPU race; the timeouts they share. */
+#define XCPU_THREADS	2
+#define XCPU_ROUNDS	4000
+#define XCPU_ITEMS	16
+
+/**
+ * struct xcpu_thread - one thread of the cross-CPU race
+ * @w: the per-CPU wheel
+ * @items: the timeouts every thread arms and cancels
+ * @go: released once all threads are bound
+ * @done: completed when its rounds are over
+ * @arms: its successful arms
+ * @cancels: its cancels that said %HWTIMER_CANCELLED
+ */
+struct xcpu_thread {
+	struct hwtimer_wheel *w;
+	struct item *items;
+	struct completion *go;
+	struct completion done;
+	unsigned long arms;
+	unsigned long cancels;
+};
+
+static int xcpu_fn(void *arg)
+{
+	struct xcpu_thread *x = arg;
+	unsigned int i;
+	u32 r;
+
+	wait_for_completion(x->go);
+	for (i = 0; i < XCPU_ROUNDS; i++) {
+		struct item *it = &x->items[get_random_u32_below(XCPU_ITEMS)];
+
+		r = get_random_u32();
+		if (r & 1) {
+			if (!hwtimer_arm(x->w, &it->tmo,
+					 (r >> 1) % (3 * MS), 0, 0))
+				x->arms++;
+		} else if (hwtimer_cancel(&it->tmo) == HWTIMER_CANCELLED) {
+			x->cancels++;
+		}
+		if (!(i & 63))
+			cond_resched();
+	}
+	complete(&x->done);
+	return 0;
+}
+
+/*
+ * Threads bound to different CPUs arm and cancel the same timeouts of a
+ * per-CPU wheel, so idle timeouts keep moving between bases while the
+ * other CPU cancels them on theirs: every arm ends exactly once, in a run
+ * or in a cancel that says so.
+ */
+static void core_percpu_race_moves_and_cancels(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, XCPU_ITEMS);
+	struct xcpu_thread x[XCPU_THREADS] = {};
+	struct task_struct *task[XCPU_THREADS];
+	unsigned long arms = 0, cancels = 0, runs = 0;
+	DECLARE_COMPLETION_ONSTACK(go);
+	struct hwtimer_wheel *w;
+	int i, cpu = -1;
+
+	if (num_online_cpus() < XCPU_THREADS)
+		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
+	for (i = 0; i < XCPU_THREADS; i++) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		x[i] = (struct xcpu_thread){ .w = w, .items = it, .go = &go };
+		init_completion(&x[i].done);
+		task[i] = kthread_create(xcpu_fn, &x[i], "hwt-xcpu/%d", cpu);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
+		get_task_struct(task[i]);
+		kthread_bind(task[i], cpu);
+		wake_up_process(task[i]);
+	}
+	complete_all(&go);
+	for (i = 0; i < XCPU_THREADS; i++) {
+		wait_for_completion(&x[i].done);
+		kthread_stop(task[i]);
+		put_task_struct(task[i]);
+		arms += x[i].arms;
+		cancels += x[i].cancels;
+	}
+	for (i = 0; i < XCPU_ITEMS; i++)
+		if (hwtimer_cancel_sync(&it[i].tmo) == HWTIMER_CANCELLED)
+			cancels++;
+	for (i = 0; i < XCPU_ITEMS; i++)
+		runs += atomic_read(&it[i].runs);
+	kunit_info(test, "%lu arms, %lu cancelled, %lu runs\n", arms, cancels,
+		   runs);
+	KUNIT_EXPECT_GT(test, cancels, 0UL);
+	KUNIT_EXPECT_EQ(test, runs, arms - cancels);
+}
+
+/* Every case but the per-CPU ones runs on both kinds of wheel. */
 static const u32 wheel_flags[] = { 0, HWTIMER_WHEEL_PERCPU };
 
 static void wheel_flags_desc(const u32 *flags, char *desc)
@@ -1355,6 +1455,7 @@ static struct kunit_case hwtimer_core_cases[] = {
 	HWT_CASE(core_timeout_never_runs_on_two_workers),
 	HWT_CASE(core_cancel_takes_back_parked_expiry),
 	KUNIT_CASE(core_percpu_timeout_moves_only_when_idle),
+	KUNIT_CASE_SLOW(core_percpu_race_moves_and_cancels),
 	{}
 };
 
