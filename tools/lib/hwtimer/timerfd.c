@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
 /*
  * timerfd.c - libhwtimer's backend for when /dev/hwtimer is missing.
  *

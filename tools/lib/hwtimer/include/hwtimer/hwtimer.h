@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-only OR MIT */
 /*
  * <hwtimer/hwtimer.h> - libhwtimer, timeouts served by /dev/hwtimer.
  *
