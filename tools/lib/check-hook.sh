@@ -10,7 +10,12 @@
 #    example from outside against make install DESTDIR=... alone, through
 #    pkg-config: "libhwtimer-extras";
 #  - builds the test statically into build/check/bin, which the initramfs
-#    carries, so a guest fragment can run it against /dev/hwtimer.
+#    carries, so a guest fragment can run it against /dev/hwtimer; and
+#    with -m32 (32-bit time_t by default: the library must still use
+#    64-bit time), shared here and static as hwtimer_lib_test32 for the
+#    guests; the 32-bit test runs on the host's timerfd backend where the
+#    host runs i386 programs, counted as "libhwtimer-timerfd-m32", else
+#    that count is a skip saying so.
 # Never fails the sourcing script: a failing step is counted as a failure.
 
 # libhwtimer_outside OUT DEST: install into DEST, build the example from
@@ -63,6 +68,24 @@ libhwtimer_extras() {
 	fi
 }
 
+# libhwtimer_m32 OUT: the -m32 test on the timerfd backend, in its own
+# directory; a host that cannot run i386 programs (no IA32 emulation)
+# makes it one skip.
+libhwtimer_m32() {
+	local out=$1 rc=0 t=$1/m32/hwtimer_lib_test
+	mkdir -p "$out/m32tap"
+	[ -x "$t" ] || return 0
+	"$t" --backend timerfd >"$out/m32tap/timerfd-m32.tap" 2>&1 || rc=$?
+	if [ "$rc" = 126 ] && ! grep -q '^TAP' "$out/m32tap/timerfd-m32.tap"; then
+		printf '%s\n' "1..1" "ok 1 libhwtimer -m32 # SKIP this host runs no i386 programs (exec: rc 126); the VMs run hwtimer_lib_test32" \
+			>"$out/m32tap/timerfd-m32.tap"
+		rc=0
+	fi
+	grep '^not ok' "$out/m32tap/timerfd-m32.tap" | sed 's/^/    /' || true
+	python3 "$RESULTS" tap libhwtimer-timerfd-m32 \
+		"$out/m32tap/timerfd-m32.tap" "$rc" | tail -1 | sed 's/^/    /' || true
+}
+
 libhwtimer_check_hook() {
 	local out=$CHECK/libhwtimer log=$CHECK/libhwtimer/build.log rc=0
 	rm -rf "$out"
@@ -83,12 +106,20 @@ libhwtimer_check_hook() {
 		fail_step build-libhwtimer "compiler warnings in libhwtimer" "$log"
 	fi
 
+	if ! make -C "$TOP/tools/lib/hwtimer" O="$out/m32" CFLAGS="-O2 -g -m32" \
+		all test >>"$log" 2>&1 ||
+		! make -C "$TOP/tools/lib/hwtimer" O="$out/m32s" \
+			CFLAGS="-O2 -g -m32" STATIC=1 test >>"$log" 2>&1 ||
+		! cp "$out/m32s/hwtimer_lib_test" "$CHECK/bin/hwtimer_lib_test32"; then
+		fail_step build-libhwtimer "libhwtimer and its test with -m32" "$log"
+	fi
 	say "running libhwtimer's test on the host (timerfd backend)"
 	"$out/shared/hwtimer_lib_test" --backend timerfd >"$out/timerfd.tap" \
 		2>&1 || rc=$?
 	grep '^not ok' "$out/timerfd.tap" | sed 's/^/    /' || true
 	python3 "$RESULTS" tap libhwtimer-timerfd "$out/timerfd.tap" "$rc" |
 		tail -1 | sed 's/^/    /' || true
+	libhwtimer_m32 "$out"
 	# Its own directory: results.py keeps one count per directory.
 	mkdir -p "$out/extras"
 	libhwtimer_extras "$out" >"$out/extras/extras.tap"
