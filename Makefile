@@ -3,9 +3,9 @@
 #
 #   make [KDIR=...]      hwtimer.ko (+ kunit/hwtimer_kunit.ko when the target
 #                        kernel has KUnit) and the sample consumer module
-#   make install         module, hwtimerctl, headers, man pages, udev rule
-#                        (DESTDIR, PREFIX; make uninstall; make install-dkms:
-#                        see tools/install/install.mk)
+#   make install         module, hwtimerctl, libhwtimer, headers, man pages,
+#                        udev rule (DESTDIR, PREFIX; make uninstall;
+#                        make install-dkms: see tools/install/install.mk)
 #   make tools           hwtimerctl and the selftests into $(TOOLS_O)
 #   make check           everything, in qemu VMs (see tools/vm/check.sh)
 #   make demo            boot Debian's kernel in a VM and run the demo

@@ -6,8 +6,12 @@
 #  - make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1 lays out the
 #    module (version, vermagic, depmod's index, /dev/hwtimer in
 #    modules.devname), hwtimerctl, the uapi header, the man pages, the udev
-#    rule, the modules-load.d file, and the kernel-side development files;
-#    no other module (sample, KUnit) is installed;
+#    rule, the modules-load.d file, the kernel-side development files, and
+#    libhwtimer (shared library, soname links, static library, header,
+#    hwtimer.pc, section-3 pages), and nothing else under usr/; no other
+#    module (sample, KUnit) is installed;
+#  - a program outside the repository builds against that libhwtimer with
+#    only what pkg-config says of DESTDIR, and runs;
 #  - a copy of samples/hwtimer_sample.c, in a directory outside the
 #    repository, builds against those installed files alone
 #    (KBUILD_EXTRA_SYMBOLS), with nothing undefined;
@@ -47,9 +51,12 @@ install_copy_tree() {
 		--exclude=modules.order "$TOP/" "$1/"
 }
 
-# install_layout K REL: make install's files for kernel release REL.
+# install_layout K REL: make install's files for kernel release REL:
+# each one there, and nothing else under usr/ (earlier kernels' installs
+# share DESTDIR and add only their own usr/src/hwtimer-*/RELEASE/).
 install_layout() {
-	local k=$1 rel=$2 d=$install_dest missing="" f m
+	local k=$1 rel=$2 d=$install_dest missing="" extra f m so
+	so=libhwtimer.so.${install_ver%%.*}
 	local -a want=(
 		"lib/modules/$rel/updates/hwtimer.ko"
 		"usr/src/hwtimer-$install_ver/$rel/Module.symvers"
@@ -57,20 +64,68 @@ install_layout() {
 		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel.h"
 		usr/bin/hwtimerctl
 		usr/include/linux/hwtimer.h
+		usr/include/hwtimer/hwtimer.h
+		"usr/lib/libhwtimer.so.$install_ver"
+		"usr/lib/$so"
+		usr/lib/libhwtimer.so
+		usr/lib/libhwtimer.a
+		usr/lib/pkgconfig/hwtimer.pc
 		usr/lib/udev/rules.d/60-hwtimer.rules
 		usr/lib/modules-load.d/hwtimer.conf
 	)
-	for m in "$TOP"/man/*.[1-9]; do
+	for m in "$TOP"/man/*.[1-9] "$TOP"/tools/lib/hwtimer/man/*.3; do
 		[ -f "$m" ] && want+=("usr/share/man/man${m##*.}/${m##*/}")
 	done
 	for f in "${want[@]}"; do
 		[ -f "$d/$f" ] || missing="$missing $f"
 	done
+	extra=$(cd "$d" && find usr ! -type d | grep -v \
+		"^usr/src/hwtimer-$install_ver/[^/]*/Module.symvers$" |
+		grep -vxF -f <(printf '%s\n' "${want[@]}") | tr '\n' ' ')
 	if [ -n "$missing" ]; then
 		install_result fail "$k: installed files" "missing$missing"
+	elif [ -n "$extra" ]; then
+		install_result fail "$k: installed files" "not expected: $extra"
+	elif [ "$(readlink "$d/usr/lib/$so")" != "libhwtimer.so.$install_ver" ] ||
+		[ "$(readlink "$d/usr/lib/libhwtimer.so")" != "$so" ]; then
+		install_result fail "$k: installed files" \
+			"libhwtimer links: $so -> $(readlink "$d/usr/lib/$so"), libhwtimer.so -> $(readlink "$d/usr/lib/libhwtimer.so")"
 	else
-		install_result ok "$k: installed files (${#want[@]}; man pages:${install_mans:- none})"
+		install_result ok "$k: installed files (${#want[@]}, no other; man pages:${install_mans:- none})"
 	fi
+}
+
+# install_libhwtimer: the installed libhwtimer has its soname, and
+# examples/three.c, copied outside the repository, builds with only
+# what pkg-config says of DESTDIR (PKG_CONFIG_SYSROOT_DIR) and runs.
+# shellcheck disable=SC2086 # $pc is a list of options
+install_libhwtimer() {
+	local d=$install_dest dir pc soname rc=0 log=$install_out/libhwtimer.log
+	local so=libhwtimer.so.${install_ver%%.*}
+	soname=$(objdump -p "$d/usr/lib/libhwtimer.so.$install_ver" 2>/dev/null |
+		awk '$1 == "SONAME" { print $2 }')
+	if [ "$soname" != "$so" ]; then
+		install_result fail "installed libhwtimer: soname" "'$soname', want $so"
+		return
+	fi
+	dir=$(mktemp -d "$install_work/libconsumer.XXXXXX")
+	cp "$TOP/tools/lib/hwtimer/examples/three.c" "$dir/"
+	{
+		pc=$(PKG_CONFIG_SYSROOT_DIR=$d PKG_CONFIG_LIBDIR=$d/usr/lib/pkgconfig \
+			pkg-config --cflags --libs hwtimer) &&
+			echo "pkg-config: $pc" &&
+			(cd "$dir" && cc -std=c11 -Wall -Wextra -Werror -o three \
+				three.c $pc) &&
+			LD_LIBRARY_PATH=$d/usr/lib timeout 10 "$dir/three" &&
+			! grep -qF "$TOP/" <(cd "$dir" && cc -std=c11 -M three.c $pc)
+	} >"$log" 2>&1 || rc=$?
+	if [ "$rc" = 0 ] && [ "$(grep -c '^timeout [123],' "$log")" = 3 ]; then
+		install_result ok "installed libhwtimer: soname $soname; a program outside builds with pkg-config --cflags --libs alone and runs (${pc})"
+	else
+		install_result fail "installed libhwtimer: outside build" \
+			"rc $rc (log: ${log#"$CHECK"/})"
+	fi
+	rm -rf "$dir"
 }
 
 # install_module_checks K REL: the installed module and depmod's index.
@@ -320,7 +375,7 @@ install_mod_path() {
 			[ -n "$(find "$b" -name hwtimer.ko)" ] &&
 			make -C "$src" uninstall KDIR="$kdir" DESTDIR="$a" \
 				INSTALL_MOD_PATH="$b" PREFIX=/usr &&
-			[ -z "$(find "$a" "$b" -type f)" ]
+			[ -z "$(find "$a" "$b" ! -type d)" ]
 	} >"$log" 2>&1 || rc=$?
 	if [ "$rc" = 0 ]; then
 		install_result ok "INSTALL_MOD_PATH takes the module out of DESTDIR; uninstall empties both"
@@ -367,7 +422,7 @@ install_check_hook() {
 	install_dest=$install_work/dest
 	install_ver=$(make -s -C "$TOP" print-version)
 	install_mans=""
-	for k in "$TOP"/man/*.[1-9]; do
+	for k in "$TOP"/man/*.[1-9] "$TOP"/tools/lib/hwtimer/man/*.3; do
 		[ -f "$k" ] && install_mans="$install_mans ${k##*/}"
 	done
 	before=$(install_host_state)
@@ -380,6 +435,7 @@ install_check_hook() {
 		install_result fail "make install" "no kernel headers in /lib/modules/*/build, or every install failed"
 	else
 		install_hwtimerctl
+		install_libhwtimer
 		install_man_pages
 		read -r k _ <<<"$install_installed"
 		install_mod_path "$k"
@@ -401,10 +457,10 @@ install_check_hook() {
 				DESTDIR="$install_dest" PREFIX=/usr \
 				>>"$install_out/uninstall.log" 2>&1 || rc=$?
 		done
-		if [ "$rc" = 0 ] && [ -z "$(find "$install_dest" -type f)" ]; then
-			install_result ok "make uninstall DESTDIR=... for$install_installed: no file left"
+		if [ "$rc" = 0 ] && [ -z "$(find "$install_dest" ! -type d)" ]; then
+			install_result ok "make uninstall DESTDIR=... for$install_installed: no file or link left"
 		else
-			install_result fail "make uninstall DESTDIR=..." "rc $rc, left: $(find "$install_dest" -type f | sed "s,^$install_dest/,," | head -5 | tr '\n' ' ')"
+			install_result fail "make uninstall DESTDIR=..." "rc $rc, left: $(find "$install_dest" ! -type d | sed "s,^$install_dest/,," | head -5 | tr '\n' ' ')"
 		fi
 	fi
 

@@ -3,6 +3,7 @@
 #
 #   make install     [DESTDIR=] [PREFIX=/usr/local] [KDIR=] [MODULES_LOAD=1]
 #   make uninstall   the same variables: removes what install put there
+#   make libhwtimer  the userspace library alone, into $(TOOLS_O)/libhwtimer
 #   make dkms-source [DESTDIR=]   the DKMS source tree /usr/src/hwtimer-VERSION
 #   make install-dkms, make uninstall-dkms   that tree plus dkms add/install
 #   make print-version
@@ -10,7 +11,9 @@
 # The module goes to lib/modules/KRELEASE/updates/ under INSTALL_MOD_PATH,
 # which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
 # hwtimer_wheel.h, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
-# everything else under PREFIX. Kernel paths do not follow PREFIX: kmod
+# everything else under PREFIX, libhwtimer (tools/lib/hwtimer: shared
+# library with its soname links, static library, <hwtimer/hwtimer.h>,
+# hwtimer.pc, section-3 pages) by its own Makefile. Kernel paths do not follow PREFIX: kmod
 # looks only in /lib/modules, and kbuild users in /usr/src. A man page's
 # footer ("hwtimer" in .TH) gets the release when installed.
 
@@ -30,6 +33,8 @@ KRELEASE = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 # systemd-udevd and systemd-modules-load read /usr/lib and /usr/local/lib.
@@ -51,6 +56,12 @@ INSTALLED = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
 	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel.h \
 	$(KSRCDIR)/$(KRELEASE)/Module.symvers
 
+# libhwtimer's Makefile, with the directories install uses: hwtimer.pc
+# records PREFIX, LIBDIR and INCLUDEDIR.
+LIBHWTIMER_MAKE = $(MAKE) -C tools/lib/hwtimer \
+	O=$(abspath $(TOOLS_O))/libhwtimer PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
+	INCLUDEDIR=$(INCLUDEDIR) MANDIR=$(MANDIR) PKGCONFIGDIR=$(PKGCONFIGDIR)
+
 print-version:
 	@echo $(HWTIMER_VERSION)
 
@@ -62,7 +73,10 @@ krelease-check:
 hwtimerctl:
 	$(MAKE) -C tools/hwtimerctl O=$(abspath $(TOOLS_O)) STATIC=$(STATIC)
 
-install: modules hwtimerctl krelease-check
+libhwtimer:
+	+$(LIBHWTIMER_MAKE) all
+
+install: modules hwtimerctl libhwtimer krelease-check
 	install -D -m 0644 hwtimer.ko $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
 	$(if $(INSTALL_MOD_STRIP),strip --strip-debug \
 		$(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko)
@@ -84,11 +98,13 @@ install: modules hwtimerctl krelease-check
 		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel.h
 	tools/install/install-symvers.sh Module.symvers \
 		$(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
+	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) install
 	@$(hwtimer_depmod)
 
 uninstall: krelease-check
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) uninstall
 	@rmdir $(DESTDIR)$(KSRCDIR)/$(KRELEASE) $(DESTDIR)$(KSRCDIR)/include \
 		$(DESTDIR)$(KSRCDIR) 2>/dev/null || true
 	@$(hwtimer_depmod)
@@ -165,5 +181,5 @@ endif
 	rm -f $(addprefix $(DKMS_DIR)/,$(DKMS_FILES) dkms.conf)
 	@test ! -d $(DKMS_DIR) || find $(DKMS_DIR) -depth -type d -empty -delete
 
-.PHONY: print-version krelease-check hwtimerctl install uninstall \
+.PHONY: print-version krelease-check hwtimerctl libhwtimer install uninstall \
 	dkms-source install-dkms uninstall-dkms

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
 /*
  * hwtimer.c - libhwtimer's context: open, the calls of the API, and the
  * device backend.
@@ -8,7 +8,14 @@
  * and a single call is a batch of one, so both paths give the same
  * statuses. Expiries are read into the context's buffer in bulk and handed
  * out from it one at a time.
+ *
+ * Time is 64-bit even where time_t is 32-bit by default (i386): a wait
+ * longer than 2^31 seconds must not wrap.
  */
+#ifndef _TIME_BITS
+#define _TIME_BITS 64
+#define _FILE_OFFSET_BITS 64
+#endif
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

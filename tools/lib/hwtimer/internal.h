@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-only OR MIT */
 /*
  * internal.h - what the context and its two backends share.
  *

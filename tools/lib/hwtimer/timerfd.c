@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
 /*
  * timerfd.c - libhwtimer's backend for when /dev/hwtimer is missing.
  *
@@ -17,16 +17,37 @@
  * next one. Cancel and modify of a due but unserved timeout serve it first,
  * so they answer as the device, whose wheel would have fired it.
  *
+ * Any call that leaves records waiting makes the monotonic timerfd expire
+ * at once, so hwtimer_fd() polls readable however the records were served.
+ *
  * Ids are built like the device's: a context tag (20 bits, from a counter
  * shared by the process), the slot's generation (20) and its index (24);
  * free slots are reused oldest first.
+ *
+ * An eventfd (hwtimer_set_eventfd()) is signalled by a thread of the
+ * context that waits on the timerfds, edge-triggered, and adds 1 each time
+ * one of them expires: records are then waiting, or about to be served by
+ * the next call. The thread touches nothing but its own fds, and the
+ * caller's eventfd through a duplicate, so the context needs no lock.
+ *
+ * Time is 64-bit even where time_t is 32-bit by default (i386): a
+ * deadline past 2038 on the timerfd, or a long wait, must not wrap.
  */
+#ifndef _TIME_BITS
+#define _TIME_BITS 64
+#define _FILE_OFFSET_BITS 64
+#endif
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -110,6 +131,10 @@ struct fb_heap {
  * @tfd: a timerfd per clock
  * @armed_at: deadline its timerfd is set to, 0 when not set
  * @pid: process that owns @tfd and the epoll fd (see fb_enter())
+ * @efd: duplicate of the caller's eventfd, -1 when none is set
+ * @nep: the notifier's epoll fd (timerfds edge-triggered, @nstop), or -1
+ * @nstop: eventfd that tells the notifier to return
+ * @nthr: the notifier, running while @nep is not -1
  */
 struct hwt_fb {
 	struct fb_timer *t;
@@ -125,6 +150,10 @@ struct hwt_fb {
 	int tfd[2];
 	uint64_t armed_at[2];
 	pid_t pid;
+	int efd;
+	int nep;
+	int nstop;
+	pthread_t nthr;
 };
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -369,6 +398,101 @@ static void serve_due(struct hwt_fb *fb, unsigned int ci)
 	tfd_sync(fb, ci, stale);
 }
 
+/* Records wait: make hwtimer_fd() readable (and the notifier signal). */
+static void keep_ready(struct hwt_fb *fb)
+{
+	if (fb->ev_head != NONE && fb->armed_at[0] != 1)
+		tfd_set(fb, 0, 1);
+}
+
+/* ---- eventfd notifier ---- */
+
+/* The notifier's fds, passed by value: nothing else of the context. */
+struct notify_arg {
+	int ep;
+	int efd;
+};
+
+static void *notify_main(void *p)
+{
+	struct notify_arg a = *(struct notify_arg *)p;
+	struct epoll_event evs[3];
+	uint64_t one = 1;
+	bool signal;
+	int i, n;
+
+	free(p);
+	for (;;) {
+		n = epoll_wait(a.ep, evs, 3, -1);
+		signal = false;
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.u32 == 2)
+				return NULL;
+			signal = true;
+		}
+		/* EAGAIN: the count is at its maximum, readable anyway. */
+		if (signal && write(a.efd, &one, sizeof(one)) < 0)
+			continue;
+	}
+}
+
+/* Start the notifier on the current timerfds, signals blocked in it. */
+static int notify_start(struct hwt_fb *fb)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	struct notify_arg *a = malloc(sizeof(*a));
+	sigset_t all, old;
+	int r = -ENOMEM;
+
+	if (!a)
+		return r;
+	fb->nep = epoll_create1(EPOLL_CLOEXEC);
+	fb->nstop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fb->nep < 0 || fb->nstop < 0)
+		goto err;
+	for (ev.data.u32 = 0; ev.data.u32 < 3; ev.data.u32++)
+		if (epoll_ctl(fb->nep, EPOLL_CTL_ADD, ev.data.u32 < 2 ?
+			      fb->tfd[ev.data.u32] : fb->nstop, &ev))
+			goto err;
+	a->ep = fb->nep;
+	a->efd = fb->efd;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&fb->nthr, NULL, notify_main, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!r)
+		return 0;
+err:
+	if (!r)
+		r = -errno;
+	free(a);
+	if (fb->nep >= 0)
+		close(fb->nep);
+	if (fb->nstop >= 0)
+		close(fb->nstop);
+	fb->nep = -1;
+	fb->nstop = -1;
+	return r;
+}
+
+/*
+ * Stop the notifier. In a child of fork() it does not exist (@join false):
+ * only the fds inherited from the parent's are closed.
+ */
+static void notify_stop(struct hwt_fb *fb, bool join)
+{
+	uint64_t one = 1;
+
+	if (fb->nep < 0)
+		return;
+	if (join && write(fb->nstop, &one, sizeof(one)) == sizeof(one))
+		pthread_join(fb->nthr, NULL);
+	close(fb->nep);
+	close(fb->nstop);
+	fb->nep = -1;
+	fb->nstop = -1;
+}
+
 /* ---- setup, and fork ---- */
 
 static int fds_open(struct hwtimer *h)
@@ -405,9 +529,10 @@ static void fds_close(struct hwtimer *h)
 }
 
 /*
- * Every entry starts here. A child of fork() shares the parent's timerfds,
- * which each would set for its own copy of the heaps: the child's first
- * call gives it fds of its own. Then the deadlines that passed are served.
+ * Every entry starts here, and ends with keep_ready() once it took what
+ * it takes. A child of fork() shares the parent's timerfds, which each
+ * would set for its own copy of the heaps: the child's first call gives
+ * it fds of its own. Then the deadlines that passed are served.
  */
 static int fb_enter(struct hwtimer *h)
 {
@@ -416,11 +541,14 @@ static int fb_enter(struct hwtimer *h)
 	int r;
 
 	if (fb->pid != getpid()) {
+		notify_stop(fb, false);
 		fds_close(h);
 		h->fd = -1;
 		fb->tfd[0] = -1;
 		fb->tfd[1] = -1;
 		r = fds_open(h);
+		if (!r && fb->efd >= 0)
+			r = notify_start(fb);
 		if (r)
 			return r;
 	}
@@ -444,9 +572,12 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	fb->tfd[1] = -1;
 	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
 	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
-		      HWTIMER_FEATURE_BATCH;
+		      HWTIMER_FEATURE_BATCH | HWTIMER_FEATURE_EVENTFD;
 	fb->free_head = NONE;
 	fb->ev_head = NONE;
+	fb->efd = -1;
+	fb->nep = -1;
+	fb->nstop = -1;
 	tag = atomic_fetch_add(&fb_tags, 1) % ((1U << 20) - 1) + 1;
 	fb->tag = tag << TAG_SHIFT;
 	r = fds_open(h);
@@ -593,6 +724,7 @@ static int fb_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
 	}
 	for (ci = 0; ci < 2; ci++)
 		tfd_sync(h->fb, ci, false);
+	keep_ready(h->fb);
 	return 0;
 }
 
@@ -674,25 +806,67 @@ static int fb_read(struct hwtimer *h, struct hwtimer_event *evs,
 	}
 	for (ci = 0; ci < 2; ci++)
 		tfd_sync(fb, ci, false);
-	/* Records left: keep hwtimer_fd() readable. */
-	if (fb->ev_head != NONE)
-		tfd_set(fb, 0, 1);
+	keep_ready(fb);
 	return n ? (int)n : -EAGAIN;
 }
 
 static int fb_fd(struct hwtimer *h)
 {
 	fb_enter(h);
+	keep_ready(h->fb);
 	return h->fd;
+}
+
+/* Whether @fd is an eventfd; true when /proc cannot tell. */
+static bool is_eventfd(int fd)
+{
+	char path[32], target[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return true;
+	target[n] = 0;
+	return !strcmp(target, "anon_inode:[eventfd]");
 }
 
 static int fb_set_eventfd(struct hwtimer *h, int efd)
 {
-	return -EOPNOTSUPP;
+	struct hwt_fb *fb = h->fb;
+	int dup = -1, r = fb_enter(h);
+
+	if (r)
+		return r;
+	keep_ready(fb);
+	if (efd != -1) {
+		dup = fcntl(efd, F_DUPFD_CLOEXEC, 0);
+		if (dup < 0)
+			return -errno;
+		if (!is_eventfd(dup)) {
+			close(dup);
+			return -EINVAL;
+		}
+	}
+	notify_stop(fb, true);
+	if (fb->efd >= 0)
+		close(fb->efd);
+	fb->efd = dup;
+	if (dup < 0)
+		return 0;
+	r = notify_start(fb);
+	if (r) {
+		close(dup);
+		fb->efd = -1;
+	}
+	return r;
 }
 
 static void fb_close(struct hwtimer *h)
 {
+	notify_stop(h->fb, h->fb->pid == getpid());
+	if (h->fb->efd >= 0)
+		close(h->fb->efd);
 	fds_close(h);
 	free(h->fb->heap[0].slot);
 	free(h->fb->heap[1].slot);

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
 /* Arm three timeouts and wait for them. */
 #define _POSIX_C_SOURCE 200809L
 #include <hwtimer/hwtimer.h>

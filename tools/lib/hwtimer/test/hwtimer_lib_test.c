@@ -6,9 +6,10 @@
  *
  * The backend may also come from HWTIMER_TEST_BACKEND; the default is
  * auto (the device when present). With the device asked for and missing,
- * the whole test is skipped (exit status 4, as kselftest's KSFT_SKIP). The same checks run on both: the
- * library promises the same answers from each, and where it documents a
- * difference (fork, eventfd) the check expects the documented one.
+ * the whole test is skipped (exit status 4, as kselftest's KSFT_SKIP).
+ * The same checks run on both: the library promises the same answers
+ * from each, and where it documents a difference (fork, eventfd counts)
+ * the check expects the documented one.
  *
  * Timing tolerances. "Never early" is exact: at delivery, clock_gettime()
  * of the timeout's clock is at or past its deadline, and so is the
@@ -707,37 +708,118 @@ out:
 	hwtimer_close(h);
 }
 
-/* An eventfd counts expiries on the device; the timerfd backend has none. */
+/*
+ * A call on the context after hwtimer_fd() became readable (here an arm,
+ * which serves the due expiry first on the timerfd backend) leaves it
+ * readable until the expiry is taken: an event loop would hang otherwise.
+ * The timerfd backend makes it readable again by a timerfd set in the
+ * past, which the kernel fires from its timer interrupt, not within the
+ * call: hence up to 100 ms for it (the far timeout is 10 s away).
+ */
+static void t_fd_stays_ready(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	const struct hwtimer_event *ev;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 1, NULL), "arm"))
+		goto out;
+	if (!ok(due_within(h, WAIT_NS / MS), "never readable"))
+		goto out;
+	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10000 * MS, 0, 0, 2, NULL), "arm 2");
+	ok(due_within(h, 100), "not readable after an arm");
+	ok(!hwtimer_peek(h, &ev) && ev->cookie == 1, "peek");
+	hwtimer_seen(h);
+	ok(hwtimer_peek(h, &ev) == -EAGAIN, "a second expiry");
+	ok(!due_within(h, 0), "readable with nothing due");
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * The eventfd becomes readable with no call on the context, and the
+ * expiries are there to take then. The device adds 1 per expiry; the
+ * timerfd backend at least once for those due together (documented).
+ * After -1 it stays quiet; a bad fd or a pipe is refused.
+ */
 static void t_eventfd(void)
 {
 	struct hwtimer *h = ctx_open(0);
+	const struct hwtimer_event *ev;
 	uint64_t cnt = 0, c;
 	struct pollfd p;
-	int efd, r;
+	int efd, pfd[2] = { -1, -1 }, r, got = 0;
 
 	if (!h)
 		return;
 	efd = eventfd(0, EFD_CLOEXEC);
+	ok(hwtimer_features(h) & HWTIMER_FEATURE_EVENTFD, "feature bit");
 	r = hwtimer_set_eventfd(h, efd);
-	if (!on_device(h)) {
-		ok(r == -EOPNOTSUPP, "timerfd backend: %d", r);
-		ok(!(hwtimer_features(h) & HWTIMER_FEATURE_EVENTFD), "feature bit");
-		goto out;
-	}
 	if (!ok(!r, "set_eventfd: %d", r))
 		goto out;
 	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 1, NULL) &&
-	   !hwtimer_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 2, NULL), "arm");
+	   !hwtimer_arm(h, CLOCK_MONOTONIC, 40 * MS, 0, 0, 2, NULL), "arm");
 	p.fd = efd;
 	p.events = POLLIN;
-	while (cnt < 2 && poll(&p, 1, WAIT_NS / MS) == 1 &&
-	       read(efd, &c, sizeof(c)) == sizeof(c))
+	while (got < 2) {
+		/* Nothing but poll(2) on the eventfd between expiries. */
+		if (!ok(poll(&p, 1, WAIT_NS / MS) == 1, "eventfd silent, %d taken",
+			got) || !ok(read(efd, &c, sizeof(c)) == sizeof(c), "read"))
+			goto out;
 		cnt += c;
-	/* Once per expiry: 2, and no more within another 100 ms. */
-	ok(cnt == 2 && poll(&p, 1, 100) == 0, "eventfd counted %" PRIu64, cnt);
+		if (!ok(!hwtimer_peek(h, &ev), "eventfd readable, no expiry"))
+			goto out;
+		for (; !hwtimer_peek(h, &ev); hwtimer_seen(h))
+			got++;
+	}
+	ok(got == 2, "%d expiries", got);
+	if (on_device(h))
+		ok(cnt == 2, "device: eventfd counted %" PRIu64, cnt);
+	ok(poll(&p, 1, 100) == 0, "readable after all were taken");
 	ok(hwtimer_set_eventfd(h, -1) == 0, "set_eventfd -1");
+	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 3, NULL), "arm 3");
+	ok(poll(&p, 1, 100) == 0, "signalled after -1");
+	ok(hwtimer_set_eventfd(h, 1000000) == -EBADF, "bad fd");
+	ok(!pipe(pfd) && hwtimer_set_eventfd(h, pfd[0]) == -EINVAL, "a pipe");
 out:
+	if (pfd[0] >= 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+	}
 	close(efd);
+	hwtimer_close(h);
+}
+
+/*
+ * Past 2038 (the seconds of 2^31 and 2^32), where a 32-bit time_t wraps:
+ * a deadline at 2^32 + 5 s does not fire (a wrapped timerfd would, at
+ * 5 s) and can be cancelled; a wait of 3 * 2^30 s (negative as 32 bits)
+ * waits and returns the expiry that comes.
+ */
+static void t_y2038(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev = { 0 };
+	uint64_t far = ((1ULL << 32) + 5) * 1000000000ULL, id;
+	int r;
+
+	if (!h)
+		return;
+	if (!ok(!hwtimer_arm(h, CLOCK_MONOTONIC, far, 0, HWTIMER_ARM_ABS, 1, &id),
+		"arm at 2^32 s"))
+		goto out;
+	ok(!due_within(h, 50), "fd readable for a deadline at 2^32 s");
+	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 2, NULL), "arm 20 ms");
+	ok(next_event(h, &ev, (3ULL << 30) * 1000000000ULL) && ev.cookie == 2,
+	   "wait of 3 * 2^30 s: cookie %" PRIu64, ev.cookie);
+	ok(quiet_for(h, 50), "the far one fired");
+	r = hwtimer_modify(h, id, far + (1ULL << 31) * 1000000000ULL,
+			   HWTIMER_ARM_ABS);
+	ok(r == HWTIMER_RESULT_MODIFIED, "modify to 2^32 + 2^31 s: %d", r);
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+out:
 	hwtimer_close(h);
 }
 
@@ -841,7 +923,9 @@ static const struct {
 	{ t_peek_wait, "peek does not wait, wait times out with -ETIME" },
 	{ t_wait_eintr, "signal in wait: -EINTR with and without SA_RESTART" },
 	{ t_epoll, "hwtimer_fd in epoll" },
-	{ t_eventfd, "eventfd: counted on the device, -EOPNOTSUPP on timerfd" },
+	{ t_fd_stays_ready, "hwtimer_fd stays readable across a call until taken" },
+	{ t_eventfd, "eventfd signalled with no call on the context, stops at -1" },
+	{ t_y2038, "past 2038: deadline at 2^32 s, a wait of 3 * 2^30 s" },
 	{ t_fork, "fork: shared on the device, copied on timerfd" },
 	{ t_ids_after_close, "ids of a closed context and stale ids: -ENOENT" },
 };

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-only OR MIT */
 /*
  * <hwtimer/hwtimer.h> - libhwtimer, timeouts served by /dev/hwtimer.
  *
@@ -13,7 +13,7 @@
  * loaded. Both backends give the same results for the same calls: a
  * timeout never expires before its deadline, and cancel, modify, batch
  * statuses and overruns follow hwtimer(4). What differs is listed at each
- * function (eventfd, fork).
+ * function (eventfd counts, fork).
  *
  * The vocabulary is the ABI's, from <linux/hwtimer.h>: a timeout runs on
  * CLOCK_MONOTONIC or CLOCK_BOOTTIME, its deadline is relative unless
@@ -113,8 +113,9 @@ const char *hwtimer_backend(const struct hwtimer *h);
 
 /**
  * hwtimer_features() - what @h supports
- * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>. The timerfd
- * backend has all but %HWTIMER_FEATURE_EVENTFD. Thread-safety: any thread.
+ * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>; the timerfd
+ * backend has the periodic, boottime, batch and eventfd ones.
+ * Thread-safety: any thread.
  */
 uint64_t hwtimer_features(const struct hwtimer *h);
 
@@ -138,13 +139,20 @@ uint64_t hwtimer_tick_ns(const struct hwtimer *h);
 int hwtimer_fd(struct hwtimer *h);
 
 /**
- * hwtimer_set_eventfd() - add 1 to eventfd @efd at every expiry
+ * hwtimer_set_eventfd() - signal eventfd @efd when expiries are ready
  * @h: the context
  * @efd: an eventfd, or -1 to stop
  *
- * Return: 0; -EOPNOTSUPP on the timerfd backend (no kernel object there
- * can signal an eventfd by itself: poll hwtimer_fd() instead); -EBADF,
- * -EINVAL as hwtimer(4) says.
+ * The eventfd becomes readable without any call on @h; take expiries
+ * with hwtimer_peek() until -EAGAIN when it does. The device adds 1 per
+ * expiry. The timerfd backend adds 1 each time its timerfd expires, from
+ * a thread of @h (signals blocked; gone at hwtimer_close() or -1): that
+ * is once for all the expiries due at that moment, and again after a
+ * call on @h that leaves expiries untaken, so the count is not a number
+ * of expiries there. @h keeps a duplicate of @efd: closing @efd does not
+ * stop it. After fork(), see "Fork" below.
+ * Return: 0; -EBADF if @efd is not open; -EINVAL if it is no eventfd;
+ * on the timerfd backend also -EAGAIN or -ENOMEM (no thread).
  */
 int hwtimer_set_eventfd(struct hwtimer *h, int efd);
 
@@ -286,7 +294,7 @@ void hwtimer_seen(struct hwtimer *h);
  * process has its own timeouts from then on; those pending at fork()
  * expire in both, a cancel or arm in one is not seen by the other, and
  * the child's first call on the context gives it its own timerfds (and a
- * new hwtimer_fd()).
+ * new hwtimer_fd()), and its own thread for an eventfd set before fork().
  */
 
 /* Lateness of expiry @ev: how long after its deadline it was served. */
