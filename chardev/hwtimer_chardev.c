@@ -306,6 +306,7 @@ static u32 id_gen(u64 id)
 /* Append free slot @idx, next to be used with @gen. Caller holds the lock. */
 static void put_slot(struct hwt_ctx *ctx, u32 idx, u32 gen)
 {
+	lockdep_assert_held(&ctx->wqh.lock);
 	gen &= HWT_GEN_MASK;
 	ctx->tab[idx] = free_slot(gen, 0);
 	if (ctx->free_tail)
@@ -326,6 +327,7 @@ static void get_slot(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	u32 idx = ctx->free_head;
 	u64 slot = ctx->tab[idx];
 
+	lockdep_assert_held(&ctx->wqh.lock);
 	ctx->free_head = free_next(slot);
 	if (!ctx->free_head)
 		ctx->free_tail = 0;
@@ -442,6 +444,7 @@ static void reap_timers(struct hwt_timer *reap)
 /* Queue @ht's record at the tail of the event list. Caller holds the lock. */
 static void events_push(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
+	lockdep_assert_held(&ctx->wqh.lock);
 	ht->next = NULL;
 	*ctx->ev_tail = ht;
 	ctx->ev_tail = &ht->next;
@@ -452,6 +455,7 @@ static struct hwt_timer *events_pop(struct hwt_ctx *ctx)
 {
 	struct hwt_timer *ht = ctx->ev_head;
 
+	lockdep_assert_held(&ctx->wqh.lock);
 	if (ht) {
 		ctx->ev_head = ht->next;
 		if (!ctx->ev_head)
@@ -465,6 +469,7 @@ static void events_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
 	struct hwt_timer **pp;
 
+	lockdep_assert_held(&ctx->wqh.lock);
 	for (pp = &ctx->ev_head; *pp; pp = &(*pp)->next) {
 		if (*pp != ht)
 			continue;
@@ -691,20 +696,34 @@ out_unlock:
 	reap_timers(reap);
 }
 
+/*
+ * The linked timer with @id if it has not fired; NULL, with *@result set
+ * to %HWTIMER_RESULT_FIRED, if it has; ERR_PTR(-ENOENT) if there is none.
+ * Caller holds ctx->wqh.lock.
+ */
+static struct hwt_timer *lookup_unfired(struct hwt_ctx *ctx, u64 id,
+					u32 *result)
+{
+	struct hwt_timer *ht = lookup(ctx, id);
+
+	if (!ht)
+		return ERR_PTR(-ENOENT);
+	if (ht->fired) {
+		*result = HWTIMER_RESULT_FIRED;
+		return NULL;
+	}
+	return ht;
+}
+
 /* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
 static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 			    struct hwt_timer **reap)
 {
-	struct hwt_timer *ht = lookup(ctx, id);
+	struct hwt_timer *ht = lookup_unfired(ctx, id, result);
 	int r;
 
-	lockdep_assert_held(&ctx->wqh.lock);
-	if (!ht)
-		return -ENOENT;
-	if (ht->fired) {
-		*result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
+	if (IS_ERR_OR_NULL(ht))
+		return PTR_ERR_OR_ZERO(ht);
 	r = hwtimer_cancel(&ht->t);
 	if (!ht->periodic && r != HWTIMER_CANCELLED) {
 		/* Its callback is running and will queue the record. */
@@ -733,20 +752,16 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
  * callback started has fired. A periodic one whose callback runs is
  * stopped, waited for, and armed again at the new deadline.
  */
-static int do_modify_locked(struct hwt_ctx *ctx, u64 id, u64 deadline,
+static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
 			    u32 flags, u32 *result, struct hwt_timer **reap)
+	__must_hold(&ctx->wqh.lock)
 {
-	struct hwt_timer *ht = lookup(ctx, id);
+	struct hwt_timer *ht = lookup_unfired(ctx, id, result);
 	u64 period;
 	int r;
 
-	lockdep_assert_held(&ctx->wqh.lock);
-	if (!ht)
-		return -ENOENT;
-	if (ht->fired) {
-		*result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
+	if (IS_ERR_OR_NULL(ht))
+		return PTR_ERR_OR_ZERO(ht);
 	period = hwtimer_period(&ht->t);
 	while ((r = hwtimer_cancel(&ht->t)) == HWTIMER_RUNNING && period) {
 		ht->pins++;
@@ -798,7 +813,7 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 	if (check_deadline_flags(flags))
 		return -EINVAL;
 	spin_lock(&ctx->wqh.lock);
-	ret = do_modify_locked(ctx, id, deadline, flags, result, &reap);
+	ret = do_modify_relock(ctx, id, deadline, flags, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(reap);
 	return ret;
@@ -1030,7 +1045,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 						      &reap);
 			break;
 		case HWTIMER_OP_MODIFY:
-			op->status = do_modify_locked(ctx, op->id,
+			op->status = do_modify_relock(ctx, op->id,
 						      op->deadline_ns,
 						      op->flags, &op->result,
 						      &reap);
@@ -1231,6 +1246,7 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 	struct hwt_ptimer *pt = to_ptimer(ht);
 	u64 period = hwtimer_period(&ht->t), now, k = 0;
 
+	lockdep_assert_held(&ht->ctx->wqh.lock);
 	now = hwtimer_wheel_now(clock_wheel(ht->clock));
 	if (now > pt->deadline_ns)
 		k = div64_u64(now - pt->deadline_ns, period);
@@ -1253,6 +1269,7 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 			struct hwt_taken *tk)
 {
+	lockdep_assert_held(&ht->ctx->wqh.lock);
 	memset(ev, 0, sizeof(*ev));
 	ev->id = ht->id;
 	ev->cookie = ht->cookie;
