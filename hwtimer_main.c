@@ -100,11 +100,7 @@
 /* Workers of each base of a wheel whose parameters say 0. */
 #define HWTIMER_WORKERS_DEFAULT	2
 
-/* A timeout's state: bits in the spare of its wheel entry. */
-#define hwt_state(t)	((t)->entry.aux)
-/* Periods a periodic timeout skipped, added to its next run's overruns. */
-#define hwt_carry(t)	((t)->entry.aux32)
-/* Bits of hwt_state(), under the base lock. */
+/* Bits of a timeout's state (see state_of()), under the base lock. */
 #define HWT_QUEUED	0x1	/* pending: in the wheel or on the ready list */
 #define HWT_PARKED	0x2	/* pending, parked on the worker running it */
 #define HWT_RUNNING	0x4	/* taken by the worker named in HWT_WORKER */
@@ -415,16 +411,51 @@ static void pin_put(struct hwtimer_base *b, struct module *owner)
 	module_put(owner);
 }
 
+/*
+ * A timeout's state lives in the spare 16 bits of its wheel entry, its
+ * carried overruns in the spare 32: both under the base lock.
+ */
+static u16 state_of(const struct hwtimer_timeout *t)
+{
+	return t->entry.aux;
+}
+
+static void state_write(struct hwtimer_timeout *t, u16 state)
+{
+	t->entry.aux = state;
+}
+
+static void state_add(struct hwtimer_timeout *t, u16 bits)
+{
+	t->entry.aux |= bits;
+}
+
+static void state_clear(struct hwtimer_timeout *t, u16 bits)
+{
+	t->entry.aux &= ~bits;
+}
+
+/* Periods a periodic timeout skipped, added to its next run's overruns. */
+static u32 carry_of(const struct hwtimer_timeout *t)
+{
+	return t->entry.aux32;
+}
+
+static void set_carry(struct hwtimer_timeout *t, u32 periods)
+{
+	t->entry.aux32 = periods;
+}
+
 static bool is_pending(const struct hwtimer_timeout *t)
 {
-	return hwt_state(t) & HWT_QUEUED;
+	return state_of(t) & HWT_QUEUED;
 }
 
 /* Record how @t's last arm ended (an &enum hwtimer_state). */
 static void set_outcome(struct hwtimer_timeout *t, unsigned int outcome)
 {
-	hwt_state(t) = (hwt_state(t) & ~HWT_OUTCOME) |
-		       outcome << HWT_OUTCOME_SHIFT;
+	state_write(t, (state_of(t) & ~HWT_OUTCOME) |
+		    outcome << HWT_OUTCOME_SHIFT);
 }
 
 /*
@@ -436,10 +467,10 @@ static void set_outcome(struct hwtimer_timeout *t, unsigned int outcome)
 static struct hwtimer_worker *running_on(struct hwtimer_base *b,
 					 const struct hwtimer_timeout *t)
 {
-	unsigned int i = hwt_state(t) >> HWT_WORKER_SHIFT;
+	unsigned int i = state_of(t) >> HWT_WORKER_SHIFT;
 
 	lockdep_assert_held(&b->lock);
-	if (!(hwt_state(t) & HWT_RUNNING) || i >= b->nworkers)
+	if (!(state_of(t) & HWT_RUNNING) || i >= b->nworkers)
 		return NULL;
 	return b->workers[i].cur == t ? &b->workers[i] : NULL;
 }
@@ -499,7 +530,7 @@ static void enqueue(struct hwtimer_base *b, struct hwtimer_timeout *t,
 
 	lockdep_assert_held(&b->lock);
 	hwtimer_wc_arm(&b->wc, &t->entry, deadline);
-	hwt_state(t) = (hwt_state(t) & (HWT_RUNNING | HWT_WORKER)) | HWT_QUEUED;
+	state_write(t, (state_of(t) & (HWT_RUNNING | HWT_WORKER)) | HWT_QUEUED);
 	b->npending++;
 	wk = running_on(b, t);
 	if (wk)
@@ -520,13 +551,13 @@ static void dequeue(struct hwtimer_base *b, struct hwtimer_timeout *t)
 	lockdep_assert_held(&b->lock);
 	if (hwtimer_wc_entry_pending(&t->entry)) {
 		hwtimer_wc_cancel(&b->wc, &t->entry);
-	} else if (hwt_state(t) & HWT_PARKED) {
+	} else if (state_of(t) & HWT_PARKED) {
 		if (!WARN_ON_ONCE(!wk))
 			wk->parked = NULL;
 	} else {
 		list_del_init(&t->entry.node);
 	}
-	hwt_state(t) &= ~(HWT_QUEUED | HWT_PARKED);
+	state_clear(t, HWT_QUEUED | HWT_PARKED);
 	b->npending--;
 	if (wk)
 		wk->rearmed = false;
@@ -568,7 +599,7 @@ static int start(struct hwtimer_base *b, struct hwtimer_timeout *t,
 		}
 	}
 	t->period_ns = period;
-	hwt_carry(t) = 0;
+	set_carry(t, 0);
 	enqueue(b, t, deadline);
 	b->stats.armed++;
 	return 0;
@@ -622,7 +653,7 @@ static bool handed_back(struct hwtimer_timeout *t)
 	/* Pairs with the release in hwtimer_unprocessed_pop(): seeing the
 	 * bit clear means the timeout is off the handed-back list.
 	 */
-	return smp_load_acquire(&hwt_state(t)) & HWT_HANDBACK;
+	return smp_load_acquire(&t->entry.aux) & HWT_HANDBACK;
 }
 
 /*
@@ -646,7 +677,7 @@ static struct hwtimer_base *stay_or_unbind(struct hwtimer_wheel *w,
 		cmpxchg64(&t->wheel_id, id, 0);
 		return NULL;
 	}
-	if (hwt_state(t) & HWT_HANDBACK) {
+	if (state_of(t) & HWT_HANDBACK) {
 		raw_spin_unlock_irqrestore(&old->lock, *flags);
 		return ERR_PTR(-EBUSY);
 	}
@@ -656,7 +687,7 @@ static struct hwtimer_base *stay_or_unbind(struct hwtimer_wheel *w,
 		raw_spin_unlock_irqrestore(&old->lock, *flags);
 		return ERR_PTR(-EBUSY);
 	}
-	hwt_state(t) &= ~HWT_RUNNING;
+	state_clear(t, HWT_RUNNING);
 	WRITE_ONCE(t->wheel_id, 0);
 	raw_spin_unlock_irqrestore(&old->lock, *flags);
 	return NULL;
@@ -683,7 +714,7 @@ static struct hwtimer_base *claim(struct hwtimer_wheel *w,
 	if (!READ_ONCE(t->wheel_id))
 		WRITE_ONCE(t->wheel_id, b->id);
 	if (READ_ONCE(t->wheel_id) != b->id ||
-	    (hwt_state(t) & HWT_HANDBACK)) {
+	    (state_of(t) & HWT_HANDBACK)) {
 		raw_spin_unlock_irqrestore(&b->lock, *flags);
 		return ERR_PTR(-EBUSY);
 	}
@@ -798,7 +829,7 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 		return READ_ONCE(t->wheel_id) ? -ESHUTDOWN : -EINVAL;
 	}
 	deadline = abs_deadline(b->w, expires, flags);
-	if (hwt_state(t) & HWT_HANDBACK) {
+	if (state_of(t) & HWT_HANDBACK) {
 		ret = -EBUSY;
 	} else if (b->stopped) {
 		b->stats.rejected++;
@@ -1008,13 +1039,13 @@ enum hwtimer_state hwtimer_state(struct hwtimer_timeout *t)
 
 	b = lock_timeout(t, &irqflags);
 	if (!b)
-		return outcome_of(READ_ONCE(hwt_state(t)));
+		return outcome_of(READ_ONCE(t->entry.aux));
 	if (is_pending(t))
 		ret = HWTIMER_STATE_PENDING;
 	else if (running_on(b, t))
 		ret = HWTIMER_STATE_RUNNING;
 	else
-		ret = outcome_of(hwt_state(t));
+		ret = outcome_of(state_of(t));
 	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return ret;
 }
@@ -1067,7 +1098,7 @@ struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list)
 	b = lock_timeout(t, &irqflags);
 	list_del_init(&t->entry.node);
 	/* Off the list before armable: pairs with handed_back(). */
-	smp_store_release(&hwt_state(t), hwt_state(t) & ~HWT_HANDBACK);
+	smp_store_release(&t->entry.aux, state_of(t) & ~HWT_HANDBACK);
 	if (b)
 		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	return t;
@@ -1167,10 +1198,21 @@ static bool rearm_periodic(struct hwtimer_base *b, struct hwtimer_timeout *t)
 	if (check_mul_overflow(k, t->period_ns, &step) ||
 	    check_add_overflow(deadline, step, &next))
 		return false;
-	hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
+	state_clear(t, HWT_RUNNING | HWT_WORKER);
 	enqueue(b, t, next);
-	hwt_carry(t) = min_t(u64, k - 1, U32_MAX);
+	set_carry(t, min_t(u64, k - 1, U32_MAX));
 	return true;
+}
+
+/*
+ * The run on @wk ends for good: give back the limit place a periodic run
+ * held and the owner's pin. Caller holds b->lock.
+ */
+static void drop_run(struct hwtimer_worker *wk)
+{
+	if (wk->held)
+		live_put(wk->b->w);
+	pin_put(wk->b, wk->owner);
 }
 
 /*
@@ -1189,15 +1231,17 @@ static bool finish_locked(struct hwtimer_worker *wk)
 	WRITE_ONCE(b->nrunning, b->nrunning - 1);
 	if (wk->parked) {
 		/* Re-armed during the run and due already: ready at once. */
-		hwt_state(t) &= ~(HWT_PARKED | HWT_RUNNING | HWT_WORKER);
+		state_clear(t, HWT_PARKED | HWT_RUNNING | HWT_WORKER);
 		list_add(&t->entry.node, &b->ready);
 		wk->parked = NULL;
 	} else if (wk->rearmed) {
-		hwt_state(t) &= ~(HWT_RUNNING | HWT_WORKER);
-	} else if (!(wk->held && !b->stopped && rearm_periodic(b, t))) {
-		if (wk->held)
-			live_put(b->w);
-		pin_put(b, wk->owner);
+		state_clear(t, HWT_RUNNING | HWT_WORKER);
+	} else if (wk->held && !b->stopped) {
+		/* Periodic: queued again for its next period, if it has one. */
+		if (!rearm_periodic(b, t))
+			drop_run(wk);
+	} else {
+		drop_run(wk);
 	}
 	wk->held = false;
 	wk->owner = NULL;
@@ -1226,12 +1270,12 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 		if (!other)
 			break;
 		/* Still running its last expiry: the runner queues it again. */
-		hwt_state(t) |= HWT_PARKED;
+		state_add(t, HWT_PARKED);
 		other->parked = t;
 	}
-	hwt_state(t) = HWT_RUNNING |
-		       (wk - b->workers) << HWT_WORKER_SHIFT |
-		       HWTIMER_STATE_FIRED << HWT_OUTCOME_SHIFT;
+	state_write(t, HWT_RUNNING |
+		    (wk - b->workers) << HWT_WORKER_SHIFT |
+		    HWTIMER_STATE_FIRED << HWT_OUTCOME_SHIFT);
 	b->npending--;
 	WRITE_ONCE(b->nrunning, b->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
@@ -1244,8 +1288,8 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 		live_put(b->w);
 	now = wheel_now(b->w);
 	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
-	wk->overruns = t->period_ns ? hwt_carry(t) : 0;
-	hwt_carry(t) = 0;
+	wk->overruns = t->period_ns ? carry_of(t) : 0;
+	set_carry(t, 0);
 	b->stats.fired++;
 	b->stats.lateness[lat_bucket(late)]++;
 	if (late > b->stats.max_lateness_ns)
@@ -1627,8 +1671,8 @@ static void hand_back(struct hwtimer_base *b, struct hwtimer_timeout *t,
 
 	lockdep_assert_held(&b->lock);
 	list_add_tail(&t->entry.node, list);
-	hwt_state(t) = (hwt_state(t) & ~(HWT_QUEUED | HWT_PARKED)) |
-		       HWT_HANDBACK;
+	state_clear(t, HWT_QUEUED | HWT_PARKED);
+	state_add(t, HWT_HANDBACK);
 	set_outcome(t, HWTIMER_STATE_STOPPED);
 	b->npending--;
 	live_put(b->w);
