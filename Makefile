@@ -86,7 +86,7 @@ checkpatch:
 kunit-uml:
 	tools/vm/kunit-uml.sh
 
-# Reliability (tools/stress, README "Reliability"): a long soak of the
+# Reliability (tools/stress, docs/testing.md "Reliability"): a long soak of the
 # stress, churn, fault-injection and unload tests in the debug kernel; a
 # long fuzz run whose new inputs are merged into the repo corpus; and the
 # same tests on a KCSAN build of the debug kernel (a second cached build).
