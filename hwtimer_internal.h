@@ -15,8 +15,8 @@
 int hwtimer_chardev_init(void);
 void hwtimer_chardev_exit(void);
 
-/* Flags of the default wheel, for the wheels /dev/hwtimer adds beside it. */
-u32 hwtimer_default_wheel_flags(void);
+struct hwtimer_wheel_params;
+void hwtimer_default_wheel_like(struct hwtimer_wheel_params *p);
 
 /*
  * A module parameter of type unsigned long that must lie in [min, max]: a

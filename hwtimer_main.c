@@ -310,14 +310,16 @@ hwtimer_param_ranged(percpu, percpu, 0, 1, 0444);
 MODULE_PARM_DESC(percpu, "default and /dev/hwtimer wheels: 1 = one base per CPU, 0 = one base");
 
 /**
- * hwtimer_default_wheel_flags() - flags the default wheel was created with
+ * hwtimer_default_wheel_like() - parameters the default wheel was made with
+ * @p: gets its tick, workers per base and flags; the rest is left alone
  *
- * For the wheels /dev/hwtimer creates beside it.
- * Return: 0 or %HWTIMER_WHEEL_PERCPU.
+ * For the wheel /dev/hwtimer adds beside it for the other clock.
  */
-u32 hwtimer_default_wheel_flags(void)
+void hwtimer_default_wheel_like(struct hwtimer_wheel_params *p)
 {
-	return hwtimer_default->flags;
+	p->tick_ns = hwtimer_default->tick_ns;
+	p->workers = hwtimer_default->nworkers;
+	p->flags = hwtimer_default->flags;
 }
 
 static u64 wheel_now(const struct hwtimer_wheel *w)

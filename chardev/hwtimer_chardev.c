@@ -1633,12 +1633,11 @@ int hwtimer_chardev_init(void)
 	struct hwtimer_wheel_params p = {
 		.name = other == HWTIMER_CLOCK_BOOTTIME ? "chardev-boottime" :
 			"chardev-monotonic",
-		.tick_ns = hwtimer_wheel_tick_ns(def),
 		.clock = other,
-		.flags = hwtimer_default_wheel_flags(),
 	};
 	int ret;
 
+	hwtimer_default_wheel_like(&p);
 	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
 	BUILD_BUG_ON(HWT_TAG_SHIFT + HWT_TAG_BITS != 64);
 	if (!max_user_timeouts)
