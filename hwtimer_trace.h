@@ -53,6 +53,11 @@ TRACE_EVENT(hwtimer_timeout_expire,
 		      __entry->now, __entry->lateness, __entry->overruns)
 );
 
+/* The result names, resolvable by tools reading the format file. */
+TRACE_DEFINE_ENUM(HWTIMER_NOT_PENDING);
+TRACE_DEFINE_ENUM(HWTIMER_CANCELLED);
+TRACE_DEFINE_ENUM(HWTIMER_RUNNING);
+
 /* hwtimer_cancel() was called; result is an enum hwtimer_cancel_result. */
 TRACE_EVENT(hwtimer_timeout_cancel,
 	    TP_PROTO(const char *wheel, const void *t, int result),
@@ -66,9 +71,9 @@ TRACE_EVENT(hwtimer_timeout_cancel,
 	    TP_printk("wheel=%s timeout=%p result=%s", __get_str(wheel),
 		      __entry->t,
 		      __print_symbolic(__entry->result,
-				       { 0, "not_pending" },
-				       { 1, "cancelled" },
-				       { 2, "running" }))
+				       { HWTIMER_NOT_PENDING, "not_pending" },
+				       { HWTIMER_CANCELLED, "cancelled" },
+				       { HWTIMER_RUNNING, "running" }))
 );
 
 #endif /* _HWTIMER_TRACE_H */
