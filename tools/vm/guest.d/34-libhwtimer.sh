@@ -13,35 +13,33 @@ if [ ! -x "$t" ]; then
 	exit 0
 fi
 echo "1..4"
-for who in root nobody; do
-	n=$((${n:-0} + 1))
-	out=/tmp/libtest-$who.out
-	if [ "$who" = root ]; then
-		"$t" --backend device >"$out" 2>&1
-	else
-		"$runas" 65534 65534 "$t" --backend device >"$out" 2>&1
-	fi
+n=0
+
+# suite WHAT OUT CMD...: run one suite into OUT and report it as test n+1.
+suite() {
+	what=$1 out=$2
+	shift 2
+	n=$((n + 1))
+	"$@" >"$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
 	if [ "$rc" = 0 ] && grep -q '^ok' "$out" && ! grep -q '^not ok' "$out"; then
-		echo "ok $n libhwtimer test suite on the device backend as $who"
+		echo "ok $n libhwtimer $what"
 	else
-		echo "not ok $n libhwtimer test suite on the device backend as $who (exit $rc)"
+		echo "not ok $n libhwtimer $what (exit $rc)"
 	fi
-done
+}
+
+suite "test suite on the device backend as root" /tmp/libtest-root.out \
+	"$t" --backend device
+suite "test suite on the device backend as nobody" /tmp/libtest-nobody.out \
+	"$runas" 65534 65534 "$t" --backend device
 for be in device timerfd; do
-	n=$((n + 1))
-	out=/tmp/libtest32-$be.out
 	if [ ! -x "$t32" ]; then
+		n=$((n + 1))
 		echo "ok $n libhwtimer -m32 suite on $be # SKIP hwtimer_lib_test32 not built"
 		continue
 	fi
-	"$t32" --backend $be >"$out" 2>&1
-	rc=$?
-	sed 's/^/# /' "$out"
-	if [ "$rc" = 0 ] && grep -q '^ok' "$out" && ! grep -q '^not ok' "$out"; then
-		echo "ok $n libhwtimer -m32 suite on the $be backend"
-	else
-		echo "not ok $n libhwtimer -m32 suite on the $be backend (exit $rc)"
-	fi
+	suite "-m32 suite on the $be backend" /tmp/libtest32-$be.out \
+		"$t32" --backend $be
 done
