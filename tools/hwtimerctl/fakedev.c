@@ -11,6 +11,8 @@
  *  - every expiry fires exactly HWTIMER_FAKE_LATE_NS (default 1234) after
  *    its deadline, and read() returns one record per live timeout, at
  *    once: the caller sees the times it is told, not the time it waited;
+ *  - arms, cancels and modifies come in BATCH calls, as libhwtimer makes
+ *    them, a single one as a batch of one;
  *  - HWTIMER_FAKE_LOG, when set, is a file that gets one line per BATCH
  *    call: "batch COUNT failed FAILED".
  */
@@ -99,6 +101,50 @@ static struct fake_timeout *find(uint64_t id)
 	return NULL;
 }
 
+/* Cancel @op->id: 0 with the result, or -ENOENT. */
+static int fake_cancel(struct hwtimer_batch_op *op)
+{
+	struct fake_timeout *t = find(op->id);
+
+	if (!t)
+		return -ENOENT;
+	t->id = 0;
+	live--;
+	cancelled++;
+	op->result = HWTIMER_RESULT_CANCELLED;
+	return 0;
+}
+
+/* Move @op->id to @op->deadline_ns: 0 with the result, or -ENOENT. */
+static int fake_modify(struct hwtimer_batch_op *op)
+{
+	struct fake_timeout *t = find(op->id);
+
+	if (!t)
+		return -ENOENT;
+	t->deadline = op->deadline_ns;
+	if (!(op->flags & HWTIMER_ARM_ABS))
+		t->deadline += now(t->clock);
+	op->result = HWTIMER_RESULT_MODIFIED;
+	return 0;
+}
+
+/* One op of a batch; 0 or a negative errno. */
+static int fake_op(struct hwtimer_batch_op *op)
+{
+	op->result = 0;
+	switch (op->op) {
+	case HWTIMER_OP_ARM:
+		return fake_arm(op->cookie, op->deadline_ns, op->period_ns,
+				op->clock, op->flags, &op->id);
+	case HWTIMER_OP_CANCEL:
+		return fake_cancel(op);
+	case HWTIMER_OP_MODIFY:
+		return fake_modify(op);
+	}
+	return -EINVAL;
+}
+
 static void log_batch(const struct hwtimer_batch *b)
 {
 	const char *path = getenv("HWTIMER_FAKE_LOG");
@@ -117,9 +163,7 @@ static int fake_batch(struct hwtimer_batch *b)
 
 	b->failed = 0;
 	for (k = 0; k < b->count; k++) {
-		ops[k].status = fake_arm(ops[k].cookie, ops[k].deadline_ns,
-					 ops[k].period_ns, ops[k].clock,
-					 ops[k].flags, &ops[k].id);
+		ops[k].status = fake_op(&ops[k]);
 		b->failed += !!ops[k].status;
 	}
 	b->done = b->count;
@@ -150,10 +194,6 @@ static void fake_stats(struct hwtimer_stats_req *st)
 static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	struct hwtimer_api *api = arg;
-	struct hwtimer_arm_req *arm = arg;
-	struct hwtimer_cancel_req *cr = arg;
-	struct fake_timeout *t;
-	int err;
 
 	switch (cmd) {
 	case HWTIMER_IOC_API:
@@ -165,19 +205,6 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 		api->max_pending = env_u64("HWTIMER_FAKE_CAP", 100);
 		api->event_size = sizeof(struct hwtimer_event);
 		fake_fd = fd;
-		return 0;
-	case HWTIMER_IOC_ARM:
-		err = fake_arm(arm->cookie, arm->deadline_ns, arm->period_ns,
-			       arm->clock, arm->flags, &arm->id);
-		return err;
-	case HWTIMER_IOC_CANCEL:
-		t = find(cr->id);
-		if (!t)
-			return -ENOENT;
-		t->id = 0;
-		live--;
-		cancelled++;
-		cr->result = HWTIMER_RESULT_CANCELLED;
 		return 0;
 	case HWTIMER_IOC_BATCH:
 		return fake_batch(arg);

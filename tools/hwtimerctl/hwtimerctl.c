@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hwtimerctl - command-line client of /dev/hwtimer.
+ * hwtimerctl - command-line client of /dev/hwtimer, on libhwtimer.
  *
  *   hwtimerctl [OPTIONS] info
  *   hwtimerctl [OPTIONS] arm [--every D] [--count N] [--cancel I]... DURATION...
@@ -20,7 +20,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -30,11 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/hwtimer.h>
+#include <hwtimer/hwtimer.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC	1000000000ULL
@@ -452,76 +450,43 @@ static bool read_param(const char *name, char *buf, size_t len)
 }
 
 /*
- * Open dev_path and shake hands (ABI HWTIMER_API, into @api when not NULL).
- * Return: the fd, or -errno; @opened says whether open() succeeded.
+ * Open dev_path and shake hands, with a submission queue of @sq ops.
+ * Return: the context, or NULL with the reason in hwtimer_open_error().
  */
-static int try_open_dev(struct hwtimer_api *api, bool *opened)
+static struct hwtimer *try_open_dev(unsigned int sq)
 {
-	struct hwtimer_api a = { .api = HWTIMER_API };
-	int fd, err;
+	struct hwtimer *h;
 
-	*opened = false;
-	fd = open(dev_path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*opened = true;
-	if (ioctl(fd, HWTIMER_IOC_API, &a)) {
-		err = errno;
-		close(fd);
-		return -err;
-	}
-	if (api)
-		*api = a;
-	return fd;
-}
-
-/* What a failed open or handshake (error @err) probably means. */
-static const char *open_hint(int err, bool opened)
-{
-	if (!opened)
-		return err == ENOENT || err == ENXIO || err == ENODEV ?
-			" (is the hwtimer module loaded?)" : "";
-	if (err == ENOTTY)
-		return " (not a hwtimer device?)";
-	if (err == EINVAL)
-		return " (the module does not speak ABI " XSTR(HWTIMER_API)
-			" of hwtimerctl " CTL_VERSION ")";
-	return "";
+	if (hwtimer_open_path(&h, dev_path, sq, HWTIMER_OPEN_DEVICE))
+		return NULL;
+	return h;
 }
 
 /* The device, opened and shaken hands with; exits 1 if it cannot be. */
-static int open_dev(struct hwtimer_api *api)
+static struct hwtimer *open_dev(unsigned int sq)
 {
-	bool opened;
-	int fd = try_open_dev(api, &opened);
+	struct hwtimer *h = try_open_dev(sq);
 
-	if (fd >= 0)
-		return fd;
-	if (!opened)
-		fail("cannot open %s: %s%s", dev_path, strerror(-fd),
-		     open_hint(-fd, opened));
-	fail("%s: HWTIMER_IOC_API: %s%s", dev_path, strerror(-fd),
-	     open_hint(-fd, opened));
+	if (!h)
+		fail("%s", hwtimer_open_error());
+	return h;
 }
 
-static void xioctl(int fd, unsigned long cmd, void *arg, const char *what)
+static void get_stats(struct hwtimer *h, uint32_t clock,
+		      struct hwtimer_stats_req *st)
 {
-	if (ioctl(fd, cmd, arg))
-		fail("%s: %s", what, strerror(errno));
-}
+	int err = hwtimer_stats(h, clock, st);
 
-static void get_stats(int fd, uint32_t clock, struct hwtimer_stats_req *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->clock = clock;
-	xioctl(fd, HWTIMER_IOC_STATS, st, "HWTIMER_IOC_STATS");
+	if (err)
+		fail("HWTIMER_IOC_STATS: %s", strerror(-err));
 }
 
 /*
  * Explain an arm that failed with @err after @armed of @want succeeded
- * on @fd: which cap was reached, its value and how to raise it.
+ * on @h: which cap was reached, its value and how to raise it.
  */
-static void explain_arm_failure(int fd, int err, uint64_t armed, uint64_t want)
+static void explain_arm_failure(struct hwtimer *h, int err, uint64_t armed,
+				uint64_t want)
 {
 	struct hwtimer_stats_req st;
 	uint64_t cap;
@@ -546,7 +511,7 @@ static void explain_arm_failure(int fd, int err, uint64_t armed, uint64_t want)
 	}
 	if (err != ENOSPC)
 		return;
-	get_stats(fd, CLOCK_MONOTONIC, &st);
+	get_stats(h, CLOCK_MONOTONIC, &st);
 	if (st.ctx_live >= st.ctx_max_pending) {
 		note("the per-context cap was reached: ctx_max_pending is %" PRIu64
 		     " live timeouts for one open %s", (uint64_t)st.ctx_max_pending,
@@ -713,21 +678,22 @@ static int cmd_info(int argc, char **argv)
 {
 	struct hwtimer_stats_req mono, boot;
 	struct hwtimer_api api;
+	struct hwtimer *h;
 	char version[64];
-	int fd;
 
 	optind = 0;
 	while (next_option(argc, argv, cur->opts) != -1)
 		;
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	fd = open_dev(&api);
-	get_stats(fd, CLOCK_MONOTONIC, &mono);
-	get_stats(fd, CLOCK_BOOTTIME, &boot);
+	h = open_dev(0);
+	hwtimer_get_api(h, &api);
+	get_stats(h, CLOCK_MONOTONIC, &mono);
+	get_stats(h, CLOCK_BOOTTIME, &boot);
 	if (!read_sysfs(SYSFS_MODULE "/version", version, sizeof(version)))
 		strcpy(version, "unknown");
 	print_info(&api, version, &mono, &boot);
-	close(fd);
+	hwtimer_close(h);
 	return 0;
 }
 
@@ -753,8 +719,8 @@ struct arm_args {
 
 /**
  * struct armed - one timeout of arm, as it runs
- * @id: from HWTIMER_IOC_ARM
- * @t_arm: when it was armed (just before the ioctl), on its clock
+ * @id: from hwtimer_arm()
+ * @t_arm: when it was armed (just before the call), on its clock
  * @seen: expiries read, overruns included
  * @done: cancelled, or its last expiry read
  */
@@ -856,7 +822,7 @@ static void print_cancelled(int i, uint64_t id, uint32_t result)
 }
 
 /*
- * One expiry of timeout @i, read at @rd; @t0 is when it was armed. "at"
+ * One expiry of timeout @i, taken at @rd; @t0 is when it was armed. "at"
  * is when it fired and "late" how long after its deadline, both from the
  * kernel; as the deadline is at least the DURATION after @t0, "at" is at
  * least the DURATION plus "late".
@@ -891,47 +857,44 @@ static void print_fired(int i, const struct hwtimer_event *ev, uint64_t t0,
 	putchar('\n');
 }
 
-/* Arm every timeout of @a on @fd; exits on failure. */
-static void arm_all(int fd, const struct arm_args *a, struct armed *tm)
+/* Arm every timeout of @a on @h; exits on failure. */
+static void arm_all(struct hwtimer *h, const struct arm_args *a,
+		    struct armed *tm)
 {
 	char b[32];
-	int i;
+	int i, err;
 
 	for (i = 0; i < a->n; i++) {
-		struct hwtimer_arm_req r = {
-			.cookie = i + 1, .deadline_ns = a->after[i],
-			.period_ns = a->every, .clock = a->clock,
-		};
-
 		tm[i].t_arm = now_ns(a->clock);
-		if (ioctl(fd, HWTIMER_IOC_ARM, &r)) {
-			if (errno == ENOSPC || errno == EDQUOT) {
-				explain_arm_failure(fd, errno, i, a->n);
-				exit(EXIT_RUNTIME);
-			}
-			fail("arm #%d (in %s): %s%s", i + 1,
-			     fmt_ns(a->after[i], b, sizeof(b)), strerror(errno),
-			     errno == EINVAL && a->every ?
-			     " (is the period at least one tick?)" : "");
+		err = -hwtimer_arm(h, a->clock, a->after[i], a->every, 0, i + 1,
+				   &tm[i].id);
+		if (err == ENOSPC || err == EDQUOT) {
+			explain_arm_failure(h, err, i, a->n);
+			exit(EXIT_RUNTIME);
 		}
-		tm[i].id = r.id;
-		print_armed(i, r.id, a->after[i], a->every);
+		if (err)
+			fail("arm #%d (in %s): %s%s", i + 1,
+			     fmt_ns(a->after[i], b, sizeof(b)), strerror(err),
+			     err == EINVAL && a->every ?
+			     " (is the period at least one tick?)" : "");
+		print_armed(i, tm[i].id, a->after[i], a->every);
 	}
 }
 
 /* Cancel the timeouts asked for; return how many are left to wait for. */
-static int cancel_asked(int fd, const struct arm_args *a, struct armed *tm)
+static int cancel_asked(struct hwtimer *h, const struct arm_args *a,
+			struct armed *tm)
 {
-	int i, left = a->n;
+	int i, r, left = a->n;
 
 	for (i = 0; i < a->n; i++) {
-		struct hwtimer_cancel_req r = { .id = tm[i].id };
-
 		if (!a->cancel[i])
 			continue;
-		xioctl(fd, HWTIMER_IOC_CANCEL, &r, "HWTIMER_IOC_CANCEL");
-		print_cancelled(i, tm[i].id, r.result);
-		if (r.result == HWTIMER_RESULT_CANCELLED) {
+		r = hwtimer_cancel(h, tm[i].id);
+		if (r < 0)
+			fail("cancel #%d: %s", i + 1, strerror(-r));
+		print_cancelled(i, tm[i].id, r);
+		if (r == HWTIMER_RESULT_CANCELLED) {
 			tm[i].done = true;
 			left--;
 		}
@@ -939,56 +902,50 @@ static int cancel_asked(int fd, const struct arm_args *a, struct armed *tm)
 	return left;
 }
 
-/* Read and print expiries until @left timeouts are done. */
-static void wait_expiries(int fd, const struct arm_args *a, struct armed *tm,
-			  int left)
+/* Take and print expiries until @left timeouts are done. */
+static void wait_expiries(struct hwtimer *h, const struct arm_args *a,
+			  struct armed *tm, int left)
 {
-	struct hwtimer_event ev[64];
-	ssize_t got;
+	const struct hwtimer_event *ev;
 	uint64_t rd;
-	int k, i;
+	int i, r;
 
 	while (left > 0) {
-		got = read(fd, ev, sizeof(ev));
+		r = hwtimer_wait(h, &ev, -1);
 		rd = now_ns(a->clock);
-		if (got < 0 && errno == EINTR)
+		if (r == -EINTR)
 			continue;
-		if (got < 0)
-			fail("read %s: %s", dev_path, strerror(errno));
-		if (!got)
-			fail("read %s: end of file", dev_path);
-		for (k = 0; k < (int)(got / sizeof(ev[0])); k++) {
-			i = (int)ev[k].cookie - 1;
-			if (i < 0 || i >= a->n || tm[i].done)
-				continue;
-			tm[i].seen += 1 + ev[k].overruns;
-			print_fired(i, &ev[k], tm[i].t_arm, rd);
+		if (r)
+			fail("read %s: %s", dev_path, strerror(-r));
+		i = (int)ev->cookie - 1;
+		if (i >= 0 && i < a->n && !tm[i].done) {
+			tm[i].seen += 1 + ev->overruns;
+			print_fired(i, ev, tm[i].t_arm, rd);
 			if (!a->every || tm[i].seen >= a->count) {
-				struct hwtimer_cancel_req r = { .id = tm[i].id };
-
 				if (a->every)
-					ioctl(fd, HWTIMER_IOC_CANCEL, &r);
+					hwtimer_cancel(h, tm[i].id);
 				tm[i].done = true;
 				left--;
 			}
 		}
+		hwtimer_seen(h);
 	}
 }
 
 static int cmd_arm(int argc, char **argv)
 {
 	struct arm_args a;
+	struct hwtimer *h;
 	struct armed *tm;
-	int fd;
 
 	arm_parse(argc, argv, &a);
 	tm = calloc(a.n, sizeof(*tm));
 	if (!tm)
 		fail("out of memory");
-	fd = open_dev(NULL);
-	arm_all(fd, &a, tm);
-	wait_expiries(fd, &a, tm, cancel_asked(fd, &a, tm));
-	close(fd);
+	h = open_dev(0);
+	arm_all(h, &a, tm);
+	wait_expiries(h, &a, tm, cancel_asked(h, &a, tm));
+	hwtimer_close(h);
 	free(tm);
 	free(a.after);
 	free(a.cancel);
@@ -1002,7 +959,7 @@ static int cmd_arm(int argc, char **argv)
  * @n: one-shot timeouts
  * @at: first deadline, from the start
  * @spread: deadlines spread evenly over this after @at
- * @chunk: ops per HWTIMER_IOC_BATCH call
+ * @chunk: ops per submission (one HWTIMER_IOC_BATCH call)
  */
 struct batch_args {
 	uint64_t n;
@@ -1015,7 +972,7 @@ struct batch_args {
  * struct batch_result - what batch measured
  * @t0: start (CLOCK_MONOTONIC)
  * @armed: when the last arm returned
- * @drained: when the last event was read
+ * @drained: when the last event was taken
  * @max_late: largest lateness of an event
  * @sum_late: sum of the events' lateness
  */
@@ -1074,85 +1031,62 @@ static uint64_t batch_deadline(const struct batch_args *a, uint64_t base,
 	return base + q * i + r * i / (a->n - 1);
 }
 
-/* One BATCH call of @m ops, again on EINTR for the ops it did not run. */
-static void batch_call(int fd, struct hwtimer_batch_op *ops, uint32_t m)
-{
-	uint32_t done = 0;
-
-	while (done < m) {
-		struct hwtimer_batch req = {
-			.ops = (uint64_t)(uintptr_t)(ops + done),
-			.count = m - done,
-		};
-
-		if (ioctl(fd, HWTIMER_IOC_BATCH, &req)) {
-			if (errno != EINTR)
-				fail("HWTIMER_IOC_BATCH: %s", strerror(errno));
-		}
-		done += req.done;
-	}
-}
-
 /*
- * Arm the timeouts of @a, @a->chunk per call, stopping after the first
- * call in which one failed: the cap or error is explained, exit 1.
+ * Arm the timeouts of @a, @a->chunk per submission (the queue's size, so
+ * one BATCH call each), stopping after the first submission in which one
+ * failed: the cap or error is explained, exit 1.
  */
-static void batch_arm(int fd, const struct batch_args *a, uint64_t base,
-		      struct hwtimer_batch_op *ops)
+static void batch_arm(struct hwtimer *h, const struct batch_args *a,
+		      uint64_t base, struct hwtimer_result *res)
 {
 	uint64_t i, k, m, ok, bad;
+	int r;
 
 	for (i = 0; i < a->n; i += m) {
 		m = a->n - i < a->chunk ? a->n - i : a->chunk;
-		memset(ops, 0, m * sizeof(*ops));
 		for (k = 0; k < m; k++) {
-			ops[k].op = HWTIMER_OP_ARM;
-			ops[k].cookie = i + k;
-			ops[k].deadline_ns = batch_deadline(a, base, i + k);
-			ops[k].clock = CLOCK_MONOTONIC;
-			ops[k].flags = HWTIMER_ARM_ABS;
+			r = hwtimer_prep_arm(h, CLOCK_MONOTONIC,
+					     batch_deadline(a, base, i + k), 0,
+					     HWTIMER_ARM_ABS, i + k, &res[k]);
+			if (r)
+				fail("queue arm: %s", strerror(-r));
 		}
-		batch_call(fd, ops, (uint32_t)m);
+		r = hwtimer_submit(h);
+		if (r < 0)
+			fail("HWTIMER_IOC_BATCH: %s", strerror(-r));
 		for (k = 0, ok = i, bad = m; k < m; k++) {
-			if (!ops[k].status)
+			if (!res[k].status)
 				ok++;
 			else if (bad == m)
 				bad = k;
 		}
 		if (bad < m) {
-			explain_arm_failure(fd, -ops[bad].status, ok, a->n);
+			explain_arm_failure(h, -res[bad].status, ok, a->n);
 			exit(EXIT_RUNTIME);
 		}
 	}
 }
 
-/* Read the @n events back, gathering their lateness into @res. */
-static void batch_drain(int fd, uint64_t n, struct batch_result *res)
+/* Take the @n events, gathering their lateness into @res. */
+static void batch_drain(struct hwtimer *h, uint64_t n, struct batch_result *res)
 {
-	const size_t cap = 4096;
-	struct hwtimer_event *ev = calloc(cap, sizeof(*ev));
-	uint64_t got = 0, late, k;
-	ssize_t r;
+	const struct hwtimer_event *ev;
+	uint64_t got = 0, late;
+	int r;
 
-	if (!ev)
-		fail("out of memory");
 	while (got < n) {
-		r = read(fd, ev, cap * sizeof(*ev));
-		if (r < 0 && errno == EINTR)
+		r = hwtimer_wait(h, &ev, -1);
+		if (r == -EINTR)
 			continue;
-		if (r < 0)
-			fail("read %s: %s", dev_path, strerror(errno));
-		if (!r)
-			fail("read %s: end of file", dev_path);
-		for (k = 0; k < (uint64_t)r / sizeof(*ev); k++) {
-			late = ev[k].fire_ns - ev[k].deadline_ns;
-			if (late > res->max_late)
-				res->max_late = late;
-			res->sum_late += late;
-		}
-		got += r / sizeof(*ev);
+		if (r)
+			fail("read %s: %s", dev_path, strerror(-r));
+		late = hwtimer_event_late_ns(ev);
+		if (late > res->max_late)
+			res->max_late = late;
+		res->sum_late += late;
+		hwtimer_seen(h);
+		got++;
 	}
-	free(ev);
 }
 
 static void print_batch(const struct batch_args *a,
@@ -1197,22 +1131,22 @@ static void print_batch(const struct batch_args *a,
 static int cmd_batch(int argc, char **argv)
 {
 	struct batch_result res = { 0 };
-	struct hwtimer_batch_op *ops;
+	struct hwtimer_result *ops;
 	struct batch_args a;
-	int fd;
+	struct hwtimer *h;
 
 	batch_parse(argc, argv, &a);
 	ops = calloc(a.chunk, sizeof(*ops));
 	if (!ops)
 		fail("out of memory");
-	fd = open_dev(NULL);
+	h = open_dev((unsigned int)a.chunk);
 	res.t0 = now_ns(CLOCK_MONOTONIC);
-	batch_arm(fd, &a, res.t0 + a.at, ops);
+	batch_arm(h, &a, res.t0 + a.at, ops);
 	res.armed = now_ns(CLOCK_MONOTONIC);
-	batch_drain(fd, a.n, &res);
+	batch_drain(h, a.n, &res);
 	res.drained = now_ns(CLOCK_MONOTONIC);
 	print_batch(&a, &res);
-	close(fd);
+	hwtimer_close(h);
 	free(ops);
 	return 0;
 }
@@ -1304,22 +1238,22 @@ static int cmd_watch(int argc, char **argv)
 	struct watch_args a;
 	struct timespec ts;
 	uint64_t k, t, tprev = 0;
-	int fd;
+	struct hwtimer *h;
 
 	watch_parse(argc, argv, &a);
 	ts.tv_sec = a.interval / NSEC_PER_SEC;
 	ts.tv_nsec = a.interval % NSEC_PER_SEC;
-	fd = open_dev(NULL);
+	h = open_dev(0);
 	for (k = 0; !a.count || k < a.count; k++) {
 		if (k)
 			nanosleep(&ts, NULL);
-		get_stats(fd, a.clock, &st);
+		get_stats(h, a.clock, &st);
 		t = now_ns(CLOCK_MONOTONIC);
 		print_sample(&a, k, t, &st, &prev, tprev);
 		prev = st;
 		tprev = t;
 	}
-	close(fd);
+	hwtimer_close(h);
 	return 0;
 }
 
@@ -1528,32 +1462,27 @@ static int print_version(void)
 {
 	char mod[64];
 	bool have_mod = read_sysfs(SYSFS_MODULE "/version", mod, sizeof(mod));
-	bool opened;
-	int fd = try_open_dev(NULL, &opened);
+	struct hwtimer *h = try_open_dev(0);
+	bool opened = h;
 
-	if (fd >= 0)
-		close(fd);
+	hwtimer_close(h);
 	if (json) {
 		js_begin(NULL, '{');
 		js_str("hwtimerctl", CTL_VERSION);
 		js_u64("api", HWTIMER_API);
 		if (have_mod)
 			js_str("module", mod);
-		if (fd >= 0)
+		if (opened)
 			js_u64("module_api", HWTIMER_API);
 		js_end('}');
 		return 0;
 	}
 	printf("hwtimerctl %s (ABI %d)\n", CTL_VERSION, HWTIMER_API);
-	if (fd >= 0)
+	if (opened)
 		printf("hwtimer module %s (ABI %d, %s)\n",
 		       have_mod ? mod : "unknown", HWTIMER_API, dev_path);
-	else if (have_mod && !opened)
-		printf("hwtimer module %s (cannot open %s: %s)\n", mod, dev_path,
-		       strerror(-fd));
 	else if (have_mod)
-		printf("hwtimer module %s (%s: HWTIMER_IOC_API: %s%s)\n", mod,
-		       dev_path, strerror(-fd), open_hint(-fd, opened));
+		printf("hwtimer module %s (%s)\n", mod, hwtimer_open_error());
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * exact ledger of every timeout, then check the ledger (kselftest TAP).
  *
  * Usage: hwtimer_stress [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]
+ *			 [--lib[=device|timerfd]]
  *
  * GROUPS open files each get WORKERS arming threads and one reader thread
  * (group 0 waits with poll(), the others on an eventfd). Every timeout gets
@@ -23,10 +24,20 @@
  *
  * "Stuck" counts timeouts still cancellable STUCK_NS after their deadline:
  * lost in all but name.
+ *
+ * With --lib the same runs on libhwtimer, whose context serves one thread
+ * at a time: each of the GROUPS x WORKERS threads gets a context of its
+ * own (on the device, or on the timerfd backend with --lib=timerfd) and
+ * is its own reader. Single ops are hwtimer_arm/cancel/modify(); batches
+ * go through a submission queue smaller than a batch, so it also flushes
+ * itself when full. Expiries are taken with hwtimer_peek() after every op
+ * (odd contexts: when their eventfd says so) and hwtimer_wait() where the
+ * raw mode sleeps; STATS is hwtimer_stats().
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -40,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/hwtimer.h>
+#include <hwtimer/hwtimer.h>
 
 #define DEV		"/dev/hwtimer"
 #define MS		1000000ULL
@@ -50,6 +61,8 @@
 #define LIVE_MAX	256
 /* Ops in one batch, at most. */
 #define BATCH_MAX	32
+/* Submission queue of a library context: less than a batch. */
+#define LIB_SQ		8
 /* A timeout still pending this long after its deadline counts as stuck. */
 #define STUCK_NS	(5000 * MS)
 
@@ -137,8 +150,10 @@ struct worker {
 };
 
 /**
- * struct group - one open /dev/hwtimer shared by its threads
- * @fd: the open file
+ * struct group - one open /dev/hwtimer shared by its threads, or one
+ *	library context and its only thread
+ * @fd: the open file (raw mode)
+ * @h: the context (--lib), NULL in raw mode
  * @efd: eventfd the reader waits on, or -1 (poll on @fd)
  * @stop_reader: set once the workers have settled everything
  * @records: event records read
@@ -146,6 +161,7 @@ struct worker {
  */
 struct group {
 	int fd;
+	struct hwtimer *h;
 	int efd;
 	atomic_int stop_reader;
 	uint64_t records;
@@ -157,6 +173,8 @@ static struct worker *workers;
 static uint32_t nworkers;
 static atomic_int stop;
 static uint64_t tick_ns = MS;
+/* --lib: 0 for raw ioctls, else the hwtimer_open() flag of the backend. */
+static unsigned int lib_flags;
 
 static uint64_t clock_now(uint32_t clock)
 {
@@ -259,6 +277,38 @@ static void *reader(void *arg)
 	while (drain(g) > 0)
 		;
 	return NULL;
+}
+
+/* Take every expiry waiting in a library context. */
+static void lib_drain(struct group *g)
+{
+	const struct hwtimer_event *ev;
+
+	while (!hwtimer_peek(g->h, &ev)) {
+		take_event(g, ev);
+		hwtimer_seen(g->h);
+	}
+}
+
+/* After an op: drain, or on an eventfd context only once it signalled. */
+static void lib_poll(struct group *g)
+{
+	uint64_t cnt;
+
+	if (g->efd < 0 || read(g->efd, &cnt, sizeof(cnt)) == sizeof(cnt))
+		lib_drain(g);
+}
+
+/* Where the raw mode sleeps: wait up to @ns for an expiry, then drain. */
+static void lib_wait(struct group *g, uint64_t ns)
+{
+	const struct hwtimer_event *ev;
+
+	if (!hwtimer_wait(g->h, &ev, (int64_t)ns)) {
+		take_event(g, ev);
+		hwtimer_seen(g->h);
+	}
+	lib_drain(g);
 }
 
 /* Drop live slot @slot from the live set. */
@@ -417,16 +467,104 @@ static void modified(struct worker *w, uint32_t slot, int err, uint32_t result,
 	}
 }
 
+/* One arm, by ioctl or by the library; 0 or a positive errno. */
+static int call_arm(struct group *g, struct hwtimer_arm_req *req)
+{
+	uint64_t id = 0;
+	int r;
+
+	if (!g->h)
+		return ioctl(g->fd, HWTIMER_IOC_ARM, req) ? errno : 0;
+	r = hwtimer_arm(g->h, req->clock, req->deadline_ns, req->period_ns,
+			req->flags, req->cookie, &id);
+	req->id = id;
+	return -r;
+}
+
+/* One cancel or modify's answer from the library: 0 and @result, or errno. */
+static int lib_answer(int r, __u32 *result)
+{
+	if (r < 0)
+		return -r;
+	*result = r;
+	return 0;
+}
+
+static int call_cancel(struct group *g, struct hwtimer_cancel_req *req)
+{
+	if (g->h)
+		return lib_answer(hwtimer_cancel(g->h, req->id), &req->result);
+	return ioctl(g->fd, HWTIMER_IOC_CANCEL, req) ? errno : 0;
+}
+
+static int call_modify(struct group *g, struct hwtimer_modify_req *req)
+{
+	if (g->h)
+		return lib_answer(hwtimer_modify(g->h, req->id, req->deadline_ns,
+						 req->flags), &req->result);
+	return ioctl(g->fd, HWTIMER_IOC_MODIFY, req) ? errno : 0;
+}
+
+/*
+ * A batch of @n ops through a library context's submission queue (which
+ * flushes itself when full), each op's outcome written back into @ops.
+ * Return: 0, or the negative errno of a submit that failed as a whole.
+ */
+static int lib_batch(struct group *g, struct hwtimer_batch_op *ops,
+		     uint32_t n)
+{
+	struct hwtimer_result res[BATCH_MAX];
+	struct hwtimer_batch_op *op;
+	uint32_t i;
+	int r = 0;
+
+	for (i = 0; i < n && !r; i++) {
+		op = &ops[i];
+		if (op->op == HWTIMER_OP_ARM)
+			r = hwtimer_prep_arm(g->h, op->clock, op->deadline_ns,
+					     op->period_ns, op->flags,
+					     op->cookie, &res[i]);
+		else if (op->op == HWTIMER_OP_CANCEL)
+			r = hwtimer_prep_cancel(g->h, op->id, &res[i]);
+		else
+			r = hwtimer_prep_modify(g->h, op->id, op->deadline_ns,
+						op->flags, &res[i]);
+	}
+	if (!r)
+		r = hwtimer_submit(g->h);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		ops[i].status = res[i].status;
+		ops[i].result = res[i].result;
+		if (ops[i].op == HWTIMER_OP_ARM)
+			ops[i].id = res[i].id;
+	}
+	return 0;
+}
+
+/* One batch, by ioctl or by the library; 0 or a negative errno. */
+static int call_batch(struct group *g, struct hwtimer_batch_op *ops,
+		      uint32_t n)
+{
+	struct hwtimer_batch b = { .ops = (uintptr_t)ops, .count = n };
+
+	if (g->h)
+		return lib_batch(g, ops, n);
+	if (ioctl(g->fd, HWTIMER_IOC_BATCH, &b))
+		return -errno;
+	return b.done == n ? 0 : -EINTR;
+}
+
 static void op_arm(struct worker *w)
 {
 	struct hwtimer_arm_req req;
 	struct rec *r = new_arm(w, &req);
-	int err = 0;
+	int err;
 
 	if (!r)
 		return;
-	if (ioctl(w->g->fd, HWTIMER_IOC_ARM, &req))
-		err = errno;
+	err = call_arm(w->g, &req);
 	settle_rel(r, req.flags, req.deadline_ns);
 	armed(w, r, err, req.id);
 }
@@ -436,10 +574,8 @@ static void op_cancel(struct worker *w, uint32_t slot)
 	struct rec *r = &w->recs[w->live[slot]];
 	struct hwtimer_cancel_req req = { .id = r->id };
 	uint64_t from = clock_now(r->clock);
-	int err = 0;
+	int err = call_cancel(w->g, &req);
 
-	if (ioctl(w->g->fd, HWTIMER_IOC_CANCEL, &req))
-		err = errno;
 	cancelled(w, slot, err, req.result, from);
 }
 
@@ -448,13 +584,12 @@ static void op_modify(struct worker *w, uint32_t slot)
 	struct rec *r = &w->recs[w->live[slot]];
 	struct hwtimer_modify_req req = { .id = r->id };
 	struct rec want = { .clock = r->clock, .kind = r->kind };
-	int err = 0;
+	int err;
 
 	if (r->kind == PERIODIC)
 		return;
 	pick_deadline(w, &want, &req.flags, &req.deadline_ns);
-	if (ioctl(w->g->fd, HWTIMER_IOC_MODIFY, &req))
-		err = errno;
+	err = call_modify(w->g, &req);
 	settle_rel(&want, req.flags, req.deadline_ns);
 	modified(w, slot, err, req.result, &want);
 }
@@ -469,8 +604,8 @@ static void op_batch(struct worker *w)
 	struct hwtimer_batch_op ops[BATCH_MAX];
 	struct rec want[BATCH_MAX], *arm_rec[BATCH_MAX];
 	uint32_t slot[BATCH_MAX], n = 1 + below(w, BATCH_MAX), i, used = 0;
-	struct hwtimer_batch b = { .ops = (uintptr_t)ops };
 	uint64_t from = clock_now(CLOCK_MONOTONIC);
+	int err;
 
 	memset(ops, 0, sizeof(ops));
 	/* Cancels and modifies on the last live slots, then arms. */
@@ -509,10 +644,10 @@ static void op_batch(struct worker *w)
 	}
 	n = i;
 	w->nrecs -= n - used;
-	b.count = n;
-	if (ioctl(w->g->fd, HWTIMER_IOC_BATCH, &b) || b.done != n) {
-		printf("# worker %u: batch failed: %s (done %u of %u)\n",
-		       w->idx, strerror(errno), b.done, n);
+	err = call_batch(w->g, ops, n);
+	if (err) {
+		printf("# worker %u: batch of %u failed: %s\n", w->idx, n,
+		       strerror(-err));
 		w->unexpected++;
 		atomic_store(&stop, 1);
 		return;
@@ -552,8 +687,12 @@ static void *work(void *arg)
 			op_cancel(w, below(w, w->nlive));
 		else if (k < 90 && w->nlive)
 			op_modify(w, below(w, w->nlive));
+		else if (k < 92 && w->g->h)
+			lib_wait(w->g, below(w, 2000) * 1000);
 		else if (k < 92)
 			usleep(below(w, 2000));
+		if (w->g->h)
+			lib_poll(w->g);
 	}
 	/* Settle everything still live. */
 	while (w->nlive)
@@ -561,20 +700,27 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static int get_stats(int fd, struct hwtimer_stats_req *st)
+static int get_stats(struct group *g, struct hwtimer_stats_req *st)
 {
+	if (g->h)
+		return hwtimer_stats(g->h, CLOCK_MONOTONIC, st);
 	memset(st, 0, sizeof(*st));
 	st->clock = CLOCK_MONOTONIC;
-	return ioctl(fd, HWTIMER_IOC_STATS, st);
+	return ioctl(g->fd, HWTIMER_IOC_STATS, st);
 }
 
-/* Wait until the context has nothing pending or queued, at most @ms. */
+/*
+ * Wait until the context has nothing pending or queued, at most @ms; a
+ * library context is drained here, by the only thread using it now.
+ */
 static int quiesce(struct group *g, int ms)
 {
 	struct hwtimer_stats_req st;
 
 	for (; ms > 0; ms -= 10) {
-		if (get_stats(g->fd, &st))
+		if (g->h)
+			lib_drain(g);
+		if (get_stats(g, &st))
 			return -1;
 		if (!st.ctx_pending && !st.ctx_queued && !st.ctx_live)
 			return 0;
@@ -689,8 +835,8 @@ static int ok_line(int n, int pass, const char *what)
 
 static void usage(const char *me)
 {
-	fprintf(stderr, "Usage: %s [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]\n",
-		me);
+	fprintf(stderr, "Usage: %s [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]\n"
+		"       [--lib[=device|timerfd]]\n", me);
 	exit(2);
 }
 
@@ -701,12 +847,24 @@ int main(int argc, char **argv)
 	struct hwtimer_api api = { .api = HWTIMER_API };
 	uint64_t ops = 0, arms = 0, cancels = 0, modifies = 0, unexpected = 0;
 	uint64_t stuck = 0, unknown = 0, records = 0;
+	static const struct option lopts[] = {
+		{ "lib", optional_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct tally t = { 0 };
 	struct group *groups;
 	int opt, fails = 0, stats_ok = 1;
 
-	while ((opt = getopt(argc, argv, "t:g:w:s:")) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:g:w:s:", lopts, NULL)) != -1) {
 		switch (opt) {
+		case 'l':
+			if (!optarg || !strcmp(optarg, "device"))
+				lib_flags = HWTIMER_OPEN_DEVICE;
+			else if (!strcmp(optarg, "timerfd"))
+				lib_flags = HWTIMER_OPEN_TIMERFD;
+			else
+				usage(argv[0]);
+			break;
 		case 't':
 			secs = strtoul(optarg, NULL, 0);
 			break;
@@ -727,15 +885,42 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..4\n");
-	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx\n",
-	       secs, ngroups, per, (unsigned long long)seed);
+	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx%s\n",
+	       secs, ngroups, per, (unsigned long long)seed,
+	       lib_flags ? ", a libhwtimer context per worker" : "");
+	if (lib_flags) {
+		ngroups *= per;
+		per = 1;
+	}
 
 	nworkers = ngroups * per;
 	groups = calloc(ngroups, sizeof(*groups));
 	workers = calloc(nworkers, sizeof(*workers));
 	if (!groups || !workers)
 		return 1;
-	for (i = 0; i < ngroups; i++) {
+	for (i = 0; i < ngroups && lib_flags; i++) {
+		struct group *g = &groups[i];
+		int r = hwtimer_open(&g->h, LIB_SQ, lib_flags);
+
+		if (r) {
+			printf("Bail out! %s\n", hwtimer_open_error());
+			return 1;
+		}
+		tick_ns = hwtimer_tick_ns(g->h);
+		g->fd = -1;
+		g->efd = -1;
+		if (i % 2) {
+			g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			r = g->efd < 0 ? -errno : hwtimer_set_eventfd(g->h, g->efd);
+			if (r) {
+				printf("Bail out! eventfd: %s\n", strerror(-r));
+				return 1;
+			}
+		}
+	}
+	if (lib_flags)
+		printf("# backend %s\n", hwtimer_backend(groups[0].h));
+	for (i = 0; i < ngroups && !lib_flags; i++) {
 		struct group *g = &groups[i];
 
 		g->fd = open(DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -768,7 +953,7 @@ int main(int argc, char **argv)
 		if (!w->recs)
 			return 1;
 	}
-	for (i = 0; i < ngroups; i++)
+	for (i = 0; i < ngroups && !lib_flags; i++)
 		pthread_create(&groups[i].thr, NULL, reader, &groups[i]);
 	for (i = 0; i < nworkers; i++)
 		pthread_create(&workers[i].thr, NULL, work, &workers[i]);
@@ -781,7 +966,8 @@ int main(int argc, char **argv)
 		if (quiesce(&groups[i], 30000))
 			stats_ok = 0;
 		atomic_store(&groups[i].stop_reader, 1);
-		pthread_join(groups[i].thr, NULL);
+		if (!lib_flags)
+			pthread_join(groups[i].thr, NULL);
 	}
 
 	for (i = 0; i < nworkers; i++) {
@@ -810,7 +996,7 @@ int main(int argc, char **argv)
 			for (k = 0; k < workers[j].nrecs; k++)
 				gf += workers[j].recs[k].exp;
 		}
-		if (get_stats(groups[i].fd, &st) || st.ctx_armed != ga ||
+		if (get_stats(&groups[i], &st) || st.ctx_armed != ga ||
 		    st.ctx_cancelled != gc || st.ctx_fired != gf ||
 		    st.ctx_read != groups[i].records) {
 			printf("# group %u: STATS armed %llu cancelled %llu fired %llu read %llu; ledger %llu %llu %llu %llu\n",
@@ -823,7 +1009,10 @@ int main(int argc, char **argv)
 			       (unsigned long long)groups[i].records);
 			stats_ok = 0;
 		}
-		close(groups[i].fd);
+		if (groups[i].h)
+			hwtimer_close(groups[i].h);
+		else
+			close(groups[i].fd);
 		if (groups[i].efd >= 0)
 			close(groups[i].efd);
 	}

@@ -33,6 +33,8 @@
 #define HWT_DEV		"/dev/hwtimer"
 #define HWT_NEED	(HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME | \
 			 HWTIMER_FEATURE_BATCH)
+#define HWT_XSTR(x)	#x
+#define HWT_STR(x)	HWT_XSTR(x)
 
 /* Why this thread's last hwtimer_open() failed. */
 static _Thread_local char open_error[200];
@@ -105,6 +107,11 @@ static int dev_set_eventfd(struct hwtimer *h, int efd)
 	return ioctl(h->fd, HWTIMER_IOC_SET_EVENTFD, &r) ? -errno : 0;
 }
 
+static int dev_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
+{
+	return ioctl(h->fd, HWTIMER_IOC_STATS, st) ? -errno : 0;
+}
+
 static void dev_close(struct hwtimer *h)
 {
 	close(h->fd);
@@ -116,6 +123,7 @@ const struct hwt_backend hwtimer__device = {
 	.read = dev_read,
 	.fd = dev_fd,
 	.set_eventfd = dev_set_eventfd,
+	.stats = dev_stats,
 	.close = dev_close,
 };
 
@@ -125,45 +133,62 @@ static bool dev_absent(int err)
 	       err == EACCES || err == EPERM;
 }
 
-/*
- * Open the device and shake hands. Return: 0; -ENODEV-like errnos from
- * open() as they are (the caller may fall back); others after a message.
- */
-static int dev_open(struct hwtimer *h)
+/* What a failed handshake with error @err probably means. */
+static const char *api_hint(int err)
 {
-	struct hwtimer_api api = { .api = HWTIMER_API, .features = HWT_NEED };
+	if (err == ENOTTY)
+		return " (not a hwtimer device?)";
+	if (err == EINVAL)
+		return " (no ABI " HWT_STR(HWTIMER_API)
+			" with periodic, boottime and batch)";
+	if (err == EPROTO)
+		return " (event records of another size)";
+	return "";
+}
+
+/*
+ * Open the device at @path and shake hands. Return: 0; errnos of open()
+ * as they are (the caller may fall back); others after a message.
+ */
+static int dev_open(struct hwtimer *h, const char *path)
+{
+	struct hwtimer_api *api = &h->api;
 	int err;
 
-	h->fd = open(HWT_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	h->fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (h->fd < 0) {
 		err = errno;
-		return open_failed(err, "%s: %s%s", HWT_DEV, strerror(err),
+		return open_failed(err, "cannot open %s: %s%s", path,
+				   strerror(err),
 				   err == ENOENT || err == ENODEV || err == ENXIO ?
 				   " (is the hwtimer module loaded?)" : "");
 	}
-	if (ioctl(h->fd, HWTIMER_IOC_API, &api)) {
+	memset(api, 0, sizeof(*api));
+	api->api = HWTIMER_API;
+	api->features = HWT_NEED;
+	if (ioctl(h->fd, HWTIMER_IOC_API, api)) {
 		err = errno;
 		goto err_close;
 	}
-	if (api.event_size != sizeof(struct hwtimer_event)) {
+	if (api->event_size != sizeof(struct hwtimer_event)) {
 		err = EPROTO;
 		goto err_close;
 	}
 	h->be = &hwtimer__device;
-	h->features = api.features;
-	h->tick_ns = api.tick_ns;
+	h->features = api->features;
+	h->tick_ns = api->tick_ns;
 	return 0;
 
 err_close:
 	close(h->fd);
-	return open_failed(err, "%s: no ABI %d with periodic, boottime and batch: %s",
-			   HWT_DEV, HWTIMER_API, strerror(err));
+	return open_failed(err, "%s: HWTIMER_IOC_API: %s%s", path,
+			   strerror(err), api_hint(err));
 }
 
 /* ---- the context ---- */
 
-HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
-			    unsigned int flags)
+HWT_EXPORT int hwtimer_open_path(struct hwtimer **hp, const char *path,
+				 unsigned int sq_entries, unsigned int flags)
 {
 	struct hwtimer *h;
 	int r;
@@ -188,7 +213,7 @@ HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
 	}
 	r = -ENOENT;
 	if (!(flags & HWTIMER_OPEN_TIMERFD))
-		r = dev_open(h);
+		r = dev_open(h, path ? path : HWT_DEV);
 	if (r && !(flags & HWTIMER_OPEN_DEVICE) && dev_absent(-r)) {
 		r = hwtimer__timerfd_init(h);
 		if (r)
@@ -207,6 +232,12 @@ err_free:
 out:
 	errno = -r;
 	return r;
+}
+
+HWT_EXPORT int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
+			    unsigned int flags)
+{
+	return hwtimer_open_path(hp, NULL, sq_entries, flags);
 }
 
 HWT_EXPORT const char *hwtimer_open_error(void)
@@ -237,6 +268,20 @@ HWT_EXPORT uint64_t hwtimer_features(const struct hwtimer *h)
 HWT_EXPORT uint64_t hwtimer_tick_ns(const struct hwtimer *h)
 {
 	return h->tick_ns;
+}
+
+HWT_EXPORT void hwtimer_get_api(const struct hwtimer *h,
+				struct hwtimer_api *api)
+{
+	*api = h->api;
+}
+
+HWT_EXPORT int hwtimer_stats(struct hwtimer *h, int clock,
+			     struct hwtimer_stats_req *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->clock = clock;
+	return h->be->stats(h, st);
 }
 
 HWT_EXPORT int hwtimer_fd(struct hwtimer *h)

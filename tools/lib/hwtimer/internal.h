@@ -27,6 +27,7 @@ struct hwt_fb;
  * @read: up to @max due records into @evs; their count, or -EAGAIN
  * @fd: the pollable fd, made current in a child after fork()
  * @set_eventfd: as hwtimer_set_eventfd()
+ * @stats: as hwtimer_stats(), @st zeroed but for its clock
  * @close: release the backend's state and fds
  */
 struct hwt_backend {
@@ -37,6 +38,7 @@ struct hwt_backend {
 		    unsigned int max);
 	int (*fd)(struct hwtimer *h);
 	int (*set_eventfd)(struct hwtimer *h, int efd);
+	int (*stats)(struct hwtimer *h, struct hwtimer_stats_req *st);
 	void (*close)(struct hwtimer *h);
 };
 
@@ -45,6 +47,7 @@ struct hwt_backend {
  * @be: its backend
  * @fd: the device, or the timerfd backend's epoll fd
  * @features: HWTIMER_FEATURE_* bits
+ * @api: the handshake's answer, as hwtimer_get_api() gives it
  * @tick_ns: tick and shortest period
  * @fb: the timerfd backend's state, NULL on the device
  * @sq: queued ops, not yet submitted
@@ -59,6 +62,7 @@ struct hwtimer {
 	const struct hwt_backend *be;
 	int fd;
 	uint64_t features;
+	struct hwtimer_api api;
 	uint64_t tick_ns;
 	struct hwt_fb *fb;
 	struct hwtimer_batch_op *sq;

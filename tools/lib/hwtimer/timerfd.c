@@ -126,6 +126,11 @@ struct fb_heap {
  * @ev_head: first timeout whose record waits, NONE if none
  * @ev_tail: last one
  * @live: slots used
+ * @queued: records waiting in the FIFO
+ * @armed: successful arms, ever
+ * @fired: expiries, overruns included, ever
+ * @cancelled: cancels that stopped a timeout, ever
+ * @read: records read, ever
  * @tag: the context's tag, shifted into place
  * @heap: deadlines per clock
  * @tfd: a timerfd per clock
@@ -145,6 +150,11 @@ struct hwt_fb {
 	uint32_t ev_head;
 	uint32_t ev_tail;
 	uint32_t live;
+	uint32_t queued;
+	uint64_t armed;
+	uint64_t fired;
+	uint64_t cancelled;
+	uint64_t read;
 	uint64_t tag;
 	struct fb_heap heap[2];
 	int tfd[2];
@@ -311,13 +321,16 @@ static void fire(struct hwt_fb *fb, uint32_t s, uint64_t now)
 		t->rec_deadline = t->deadline + k * t->period;
 		t->rec_overruns = t->queued ? t->rec_overruns + 1 + k : k;
 		t->dormant = true;
+		fb->fired += k;
 	} else {
 		t->rec_deadline = t->deadline;
 		t->fired = true;
 	}
+	fb->fired++;
 	if (t->queued)
 		return;
 	t->queued = true;
+	fb->queued++;
 	t->next = NONE;
 	if (fb->ev_head == NONE)
 		fb->ev_head = s;
@@ -573,6 +586,13 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
 	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
 		      HWTIMER_FEATURE_BATCH | HWTIMER_FEATURE_EVENTFD;
+	/* What the device would answer with the same limits; no ioctls. */
+	memset(&h->api, 0, sizeof(h->api));
+	h->api.api = HWTIMER_API;
+	h->api.features = h->features;
+	h->api.tick_ns = h->tick_ns;
+	h->api.max_pending = FB_MAX_LIVE;
+	h->api.event_size = sizeof(struct hwtimer_event);
 	fb->free_head = NONE;
 	fb->ev_head = NONE;
 	fb->efd = -1;
@@ -631,6 +651,7 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return -ENOMEM;
 	}
 	op->id = slot_id(fb, s);
+	fb->armed++;
 	return 0;
 }
 
@@ -669,6 +690,7 @@ static int op_cancel(struct hwtimer *h, struct hwtimer_batch_op *op)
 	if (r <= 0)
 		return r;
 	unlink_timer(fb, s);
+	fb->cancelled++;
 	op->result = HWTIMER_RESULT_CANCELLED;
 	return 0;
 }
@@ -756,6 +778,7 @@ static void fill_record(struct hwt_fb *fb, uint32_t s, struct hwtimer_event *ev,
 		k = (now - t->rec_deadline) / t->period;
 	ev->deadline_ns += k * t->period;
 	ev->overruns += k;
+	fb->fired += k;
 	if (k)
 		ev->fire_ns = now;
 	if (ev->deadline_ns + t->period < ev->deadline_ns)
@@ -803,7 +826,9 @@ static int fb_read(struct hwtimer *h, struct hwtimer_event *evs,
 		fb->ev_head = fb->t[s].next;
 		fill_record(fb, s, &evs[n++], &next);
 		take_record(fb, s, next);
+		fb->queued--;
 	}
+	fb->read += n;
 	for (ci = 0; ci < 2; ci++)
 		tfd_sync(fb, ci, false);
 	keep_ready(fb);
@@ -862,6 +887,30 @@ static int fb_set_eventfd(struct hwtimer *h, int efd)
 	return r;
 }
 
+/* The context's own counters; there is no wheel shared with others. */
+static int fb_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
+{
+	struct hwt_fb *fb = h->fb;
+	int r;
+
+	if (st->clock != CLOCK_MONOTONIC && st->clock != CLOCK_BOOTTIME)
+		return -EINVAL;
+	r = fb_enter(h);
+	if (r)
+		return r;
+	keep_ready(fb);
+	st->ctx_pending = fb->heap[0].len + fb->heap[1].len;
+	st->ctx_queued = fb->queued;
+	st->ctx_live = fb->live;
+	st->ctx_max_pending = FB_MAX_LIVE;
+	st->ctx_armed = fb->armed;
+	st->ctx_fired = fb->fired;
+	st->ctx_cancelled = fb->cancelled;
+	st->ctx_read = fb->read;
+	st->tick_ns = h->tick_ns;
+	return 0;
+}
+
 static void fb_close(struct hwtimer *h)
 {
 	notify_stop(h->fb, h->fb->pid == getpid());
@@ -880,5 +929,6 @@ const struct hwt_backend hwtimer__timerfd = {
 	.read = fb_read,
 	.fd = fb_fd,
 	.set_eventfd = fb_set_eventfd,
+	.stats = fb_stats,
 	.close = fb_close,
 };

@@ -170,6 +170,111 @@ static void t_open_absent(void)
 }
 
 /*
+ * hwtimer_open_path(): NULL is /dev/hwtimer; a missing node falls back or
+ * fails with its path named; a node that is no hwtimer fails the handshake
+ * (ENOTTY), fallback or not. hwtimer_get_api() agrees with the getters.
+ */
+static void t_open_path(void)
+{
+	const char *nodev = "/nonexistent/hwtimer";
+	struct hwtimer_api api;
+	struct hwtimer *h;
+	int r;
+
+	r = hwtimer_open_path(&h, NULL, 0, open_flags);
+	ok(!r, "open_path(NULL): %d: %s", r, hwtimer_open_error());
+	if (h) {
+		hwtimer_get_api(h, &api);
+		ok(api.api == HWTIMER_API, "api %" PRIu64, (uint64_t)api.api);
+		ok(api.features == hwtimer_features(h) &&
+		   api.tick_ns == hwtimer_tick_ns(h),
+		   "api features %#" PRIx64 " tick %" PRIu64,
+		   (uint64_t)api.features, (uint64_t)api.tick_ns);
+		ok(api.event_size == sizeof(struct hwtimer_event) &&
+		   api.max_pending > 0, "event_size %u max_pending %" PRIu64,
+		   api.event_size, (uint64_t)api.max_pending);
+		ok(on_device(h) == !!api.ioctls, "ioctls %#" PRIx64 " on %s",
+		   (uint64_t)api.ioctls, hwtimer_backend(h));
+		hwtimer_close(h);
+	}
+	r = hwtimer_open_path(&h, nodev, 0, HWTIMER_OPEN_DEVICE);
+	ok(r == -ENOENT && !h, "forced device at %s: %d", nodev, r);
+	ok(!strncmp(hwtimer_open_error(), "cannot open /nonexistent/hwtimer: ",
+		    34), "message \"%s\"", hwtimer_open_error());
+	r = hwtimer_open_path(&h, nodev, 0, 0);
+	ok(!r && h && !strcmp(hwtimer_backend(h), "timerfd"),
+	   "missing node, no flag: %d, not timerfd", r);
+	ok(strstr(hwtimer_open_error(), nodev), "fallback message \"%s\"",
+	   hwtimer_open_error());
+	hwtimer_close(h);
+	r = hwtimer_open_path(&h, "/dev/null", 0, 0);
+	ok(r == -ENOTTY && !h, "/dev/null, no flag: %d", r);
+	ok(!strncmp(hwtimer_open_error(), "/dev/null: HWTIMER_IOC_API: ", 28) &&
+	   strstr(hwtimer_open_error(), "(not a hwtimer device?)"),
+	   "message \"%s\"", hwtimer_open_error());
+	r = hwtimer_open_path(&h, "/dev/null", 0, HWTIMER_OPEN_TIMERFD);
+	ok(!r && h, "forced timerfd ignores the path: %d", r);
+	hwtimer_close(h);
+}
+
+/*
+ * hwtimer_stats(): a fresh context counts from 0; five arms, one cancel,
+ * three one-shots fired and read, one left pending are counted exactly;
+ * the wheel's counters are the device's (at least ours), 0 on timerfd.
+ */
+static void t_stats(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_stats_req st;
+	struct hwtimer_event ev;
+	uint64_t id[5];
+	int i, r, got = 0;
+
+	if (!h)
+		return;
+	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
+	ok(!r, "stats: %d", r);
+	ok(!st.ctx_armed && !st.ctx_fired && !st.ctx_read && !st.ctx_live &&
+	   st.ctx_max_pending > 0 && st.tick_ns == hwtimer_tick_ns(h),
+	   "fresh: armed %" PRIu64 " fired %" PRIu64 " live %" PRIu64
+	   " cap %" PRIu64 " tick %" PRIu64, (uint64_t)st.ctx_armed,
+	   (uint64_t)st.ctx_fired, (uint64_t)st.ctx_live,
+	   (uint64_t)st.ctx_max_pending, (uint64_t)st.tick_ns);
+	for (i = 0; i < 5; i++) {
+		r = hwtimer_arm(h, CLOCK_MONOTONIC, i < 3 ? 10 * MS : 3600000 * MS,
+				0, 0, i, &id[i]);
+		ok(!r, "arm %d: %d", i, r);
+	}
+	r = hwtimer_cancel(h, id[3]);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+	while (got < 3 && next_event(h, &ev, WAIT_NS))
+		got++;
+	ok(got == 3, "%d of 3 expiries", got);
+	r = hwtimer_stats(h, CLOCK_BOOTTIME, &st);
+	ok(!r && st.clock == CLOCK_BOOTTIME, "stats boottime: %d", r);
+	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
+	ok(!r, "stats: %d", r);
+	ok(st.ctx_armed == 5 && st.ctx_cancelled == 1 && st.ctx_fired == 3 &&
+	   st.ctx_read == 3, "armed %" PRIu64 " cancelled %" PRIu64
+	   " fired %" PRIu64 " read %" PRIu64, (uint64_t)st.ctx_armed,
+	   (uint64_t)st.ctx_cancelled, (uint64_t)st.ctx_fired,
+	   (uint64_t)st.ctx_read);
+	ok(st.ctx_pending == 1 && st.ctx_live == 1 && st.ctx_queued == 0,
+	   "pending %" PRIu64 " live %" PRIu64 " queued %" PRIu64,
+	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live,
+	   (uint64_t)st.ctx_queued);
+	if (on_device(h))
+		ok(st.armed >= 5 && st.fired >= 3, "wheel armed %" PRIu64
+		   " fired %" PRIu64, (uint64_t)st.armed, (uint64_t)st.fired);
+	else
+		ok(!st.armed && !st.fired && !st.pending && !st.lateness[0],
+		   "timerfd wheel counters not 0");
+	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
+	ok(r == -EINVAL, "CLOCK_REALTIME: %d", r);
+	hwtimer_close(h);
+}
+
+/*
  * 300 one-shots spread over 0..300 ms on both clocks, more than one bulk
  * read takes: each is delivered once, never before its deadline (exact),
  * at most LATE_MAX_NS late.
@@ -907,6 +1012,8 @@ static const struct {
 } checks[] = {
 	{ t_open, "open: backend, fd, tick and features" },
 	{ t_open_absent, "forced device without the module: -ENOENT, a message" },
+	{ t_open_path, "open_path: NULL, a missing node, not a hwtimer; get_api" },
+	{ t_stats, "stats: the context's arms, cancels, expiries, reads" },
 	{ t_never_early, "300 one-shots on both clocks: never early, once each" },
 	{ t_user_data, "user data round trip: u64 values and a pointer" },
 	{ t_cancel_before, "cancel before the deadline: CANCELLED, nothing fires" },

@@ -84,6 +84,25 @@ int hwtimer_open(struct hwtimer **hp, unsigned int sq_entries,
 		 unsigned int flags);
 
 /**
+ * hwtimer_open_path() - create a context on the device at @path
+ * @hp: where to store the context
+ * @path: the device node, or NULL for /dev/hwtimer
+ * @sq_entries: as hwtimer_open()
+ * @flags: as hwtimer_open(); %HWTIMER_OPEN_TIMERFD ignores @path
+ *
+ * hwtimer_open() on another node than /dev/hwtimer (a device in a
+ * container, a test's stand-in). The same fallback rules apply: without
+ * %HWTIMER_OPEN_DEVICE, a missing @path means the timerfd backend. The
+ * message of hwtimer_open_error() tells a failed open(2) ("cannot open
+ * PATH: ...") from a failed handshake ("PATH: HWTIMER_IOC_API: ...").
+ *
+ * Thread-safety: any thread, any time.
+ * Return: as hwtimer_open().
+ */
+int hwtimer_open_path(struct hwtimer **hp, const char *path,
+		      unsigned int sq_entries, unsigned int flags);
+
+/**
  * hwtimer_open_error() - why this thread's last hwtimer_open() failed
  *
  * A sentence such as "/dev/hwtimer: No such file or directory (is the
@@ -124,6 +143,35 @@ uint64_t hwtimer_features(const struct hwtimer *h);
  * Return: the module's tick, or %HWTIMER_TIMERFD_TICK_NS. Any thread.
  */
 uint64_t hwtimer_tick_ns(const struct hwtimer *h);
+
+/**
+ * hwtimer_get_api() - the handshake's answer
+ * @h: the context
+ * @api: where to copy it
+ *
+ * On the device, its answer to HWTIMER_IOC_API (ioctls, the per-context
+ * cap, the record size). The timerfd backend fills in what it would
+ * answer: the same ABI, its features and tick, its cap of live timeouts
+ * as max_pending, and 0 for ioctls.
+ * Thread-safety: any thread.
+ */
+void hwtimer_get_api(const struct hwtimer *h, struct hwtimer_api *api);
+
+/**
+ * hwtimer_stats() - counters of the context and of one clock's wheel
+ * @h: the context
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME: the wheel to read
+ * @st: where to store them (struct hwtimer_stats_req of <linux/hwtimer.h>)
+ *
+ * On the device, HWTIMER_IOC_STATS: the ctx_* counters are the context's
+ * (shared with other processes that have it), the rest are the wheel's,
+ * for all users. The timerfd backend has no wheel: it gives the same
+ * ctx_* counters, counted by the library for this context in this
+ * process (since fork() too: a child counts on from the parent's), and
+ * @st->tick_ns; the wheel's counters and histogram are 0.
+ * Return: 0; -EINVAL for another clock.
+ */
+int hwtimer_stats(struct hwtimer *h, int clock, struct hwtimer_stats_req *st);
 
 /**
  * hwtimer_fd() - a file descriptor that polls readable when expiries wait
