@@ -34,8 +34,7 @@ KBUILD_ARGS := CONFIG_HWTIMER=m $(if $(KUNIT),CONFIG_HWTIMER_KUNIT_TEST=m) \
 	HWTIMER_CONFTEST_DIR=$(CONFTEST_O)
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS)
 
-TOOL_DIRS := $(patsubst %/Makefile,%,$(wildcard tools/hwtimerctl/Makefile \
-	tools/testing/selftests/Makefile))
+TOOL_DIRS := tools/hwtimerctl tools/testing/selftests
 
 all: modules samples
 
@@ -57,16 +56,13 @@ modules: conftest
 # The sample consumer is a separate external module linking against our
 # exported symbols, as an out-of-tree user of hwtimer would be.
 samples: modules
-	@if [ -f samples/Kbuild ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
-			KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules; \
-	fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/samples \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 # make install / make uninstall: tools/install/install.mk.
 include $(CURDIR)/tools/install/install.mk
 
 tools:
-	@test -n "$(TOOL_DIRS)" || echo "hwtimer: no tools to build yet"
 	@set -e; for d in $(TOOL_DIRS); do \
 		$(MAKE) -C $$d O=$(abspath $(TOOLS_O)) STATIC=$(STATIC); \
 	done
@@ -111,8 +107,8 @@ clean:
 		-o -name '*.dwo' -o -name '.*.d' \) -type f -print0 | xargs -0 rm -f
 	rm -rf .tmp_versions
 	@set -e; for d in $(TOOL_DIRS) tools/testing/wheel; do \
-		test -f $$d/Makefile && $(MAKE) -s -C $$d clean || true; \
+		$(MAKE) -s -C $$d clean; \
 	done
 
 .PHONY: all kdir-check conftest modules samples install tools check demo bench checkpatch \
-	kunit-uml clean
+	kunit-uml soak fuzz check-kcsan clean
