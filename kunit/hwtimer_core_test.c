@@ -139,6 +139,15 @@ static void note_late(struct core_ctx *ctx, u64 late)
 	}
 }
 
+/* Raise @max to @v unless it is already higher, atomically. */
+static void note_max(atomic_t *max, int v)
+{
+	int old = atomic_read(max);
+
+	while (old < v && !atomic_try_cmpxchg(max, &old, v))
+		;
+}
+
 static void item_fn(struct hwtimer_timeout *t)
 {
 	struct item *it = hwtimer_from(it, t, tmo);
@@ -193,9 +202,7 @@ static void item_fn(struct hwtimer_timeout *t)
 		cond_resched();
 		break;
 	case MODE_REARM_SLEEP:
-		atomic_inc(&ctx->inside);
-		if (atomic_read(&ctx->inside) > atomic_read(&ctx->max_inside))
-			atomic_set(&ctx->max_inside, atomic_read(&ctx->inside));
+		note_max(&ctx->max_inside, atomic_inc_return(&ctx->inside));
 		if (it->rearms) {
 			it->rearms--;
 			it->result = hwtimer_arm(ctx->w, t, 0, 0, 0);
