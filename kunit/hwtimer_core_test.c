@@ -43,7 +43,7 @@
 /* Timestamps kept per item for the periodic cases. */
 #define NREC		16
 
-/* What item_fn does besides counting. */
+/* What item_fn does besides counting: see item_does[]. */
 enum item_mode {
 	MODE_COUNT,		/* count only */
 	MODE_SLEEP,		/* sleep arg ms, then set done */
@@ -148,6 +148,81 @@ static void note_max(atomic_t *max, int v)
 		;
 }
 
+/*
+ * What an item's callback does after recording the run, one function per
+ * &enum item_mode (MODE_COUNT does nothing more). @run is the run's index.
+ */
+static void do_sleep(struct item *it, int run)
+{
+	msleep(it->arg);
+	atomic_set(&it->done, 1);
+}
+
+static void do_sleep_first(struct item *it, int run)
+{
+	if (!run)
+		msleep(it->arg);
+}
+
+static void do_rearm(struct item *it, int run)
+{
+	if (!it->rearms)
+		return;
+	if (it->rearms > 0)
+		it->rearms--;
+	it->result = hwtimer_arm(it->ctx->w, &it->tmo, it->arg, 0, 0);
+}
+
+static void do_arm_other(struct item *it, int run)
+{
+	it->result = hwtimer_arm(it->ctx->w, &it->other->tmo, it->arg, 0, 0);
+}
+
+static void do_cancel_sync_self(struct item *it, int run)
+{
+	it->result = hwtimer_cancel_sync(&it->tmo);
+}
+
+static void do_stop_wheel(struct item *it, int run)
+{
+	it->result = hwtimer_wheel_stop(it->ctx->w, NULL);
+}
+
+static void do_free(struct item *it, int run)
+{
+	kfree(it);	/* the runtime must not touch the timeout after this */
+}
+
+static void do_yield(struct item *it, int run)
+{
+	cond_resched();
+}
+
+static void do_rearm_sleep(struct item *it, int run)
+{
+	struct core_ctx *ctx = it->ctx;
+
+	note_max(&ctx->max_inside, atomic_inc_return(&ctx->inside));
+	if (it->rearms) {
+		it->rearms--;
+		it->result = hwtimer_arm(ctx->w, &it->tmo, 0, 0, 0);
+	}
+	msleep(it->arg);
+	atomic_dec(&ctx->inside);
+}
+
+static void (* const item_does[])(struct item *it, int run) = {
+	[MODE_SLEEP] = do_sleep,
+	[MODE_SLEEP_FIRST] = do_sleep_first,
+	[MODE_REARM] = do_rearm,
+	[MODE_ARM_OTHER] = do_arm_other,
+	[MODE_CANCEL_SYNC_SELF] = do_cancel_sync_self,
+	[MODE_STOP_WHEEL] = do_stop_wheel,
+	[MODE_FREE] = do_free,
+	[MODE_YIELD] = do_yield,
+	[MODE_REARM_SLEEP] = do_rearm_sleep,
+};
+
 static void item_fn(struct hwtimer_timeout *t)
 {
 	struct item *it = hwtimer_from(it, t, tmo);
@@ -155,6 +230,7 @@ static void item_fn(struct hwtimer_timeout *t)
 	u64 now = hwtimer_wheel_now(ctx->w);
 	u64 dl = hwtimer_deadline(t);
 	int run = atomic_read(&it->runs);
+	void (*does)(struct item *it, int run);
 
 	if (now < dl)
 		atomic_inc(&ctx->early);
@@ -168,49 +244,9 @@ static void item_fn(struct hwtimer_timeout *t)
 	atomic_inc(&it->runs);
 	wake_up_all(&ctx->wq);	/* cases wait for a run to start */
 
-	switch (it->mode) {
-	case MODE_COUNT:
-		break;
-	case MODE_SLEEP:
-		msleep(it->arg);
-		atomic_set(&it->done, 1);
-		break;
-	case MODE_SLEEP_FIRST:
-		if (!run)
-			msleep(it->arg);
-		break;
-	case MODE_REARM:
-		if (it->rearms) {
-			if (it->rearms > 0)
-				it->rearms--;
-			it->result = hwtimer_arm(ctx->w, t, it->arg, 0, 0);
-		}
-		break;
-	case MODE_ARM_OTHER:
-		it->result = hwtimer_arm(ctx->w, &it->other->tmo, it->arg, 0, 0);
-		break;
-	case MODE_CANCEL_SYNC_SELF:
-		it->result = hwtimer_cancel_sync(t);
-		break;
-	case MODE_STOP_WHEEL:
-		it->result = hwtimer_wheel_stop(ctx->w, NULL);
-		break;
-	case MODE_FREE:
-		kfree(it);	/* the runtime must not touch @t after this */
-		break;
-	case MODE_YIELD:
-		cond_resched();
-		break;
-	case MODE_REARM_SLEEP:
-		note_max(&ctx->max_inside, atomic_inc_return(&ctx->inside));
-		if (it->rearms) {
-			it->rearms--;
-			it->result = hwtimer_arm(ctx->w, t, 0, 0, 0);
-		}
-		msleep(it->arg);
-		atomic_dec(&ctx->inside);
-		break;
-	}
+	does = item_does[it->mode];
+	if (does)
+		does(it, run);	/* may free @it */
 	atomic_inc(&ctx->fired);
 	wake_up_all(&ctx->wq);
 }
