@@ -840,21 +840,44 @@ static void usage(const char *me)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/**
+ * struct config - what the command line asks for
+ * @secs: seconds of stress
+ * @ngroups: groups (open contexts)
+ * @per: worker threads per group
+ * @seed: seed of the workers' generators
+ */
+struct config {
+	unsigned int secs, ngroups, per;
+	uint64_t seed;
+};
+
+/**
+ * struct totals - the workers' and readers' counts, summed
+ * @ops: operations tried
+ * @arms: successful arms
+ * @cancels: cancels that stopped a timeout
+ * @modifies: successful modifies
+ * @unexpected: answers the ledger does not allow
+ * @stuck: timeouts still pending long after their deadline
+ * @unknown: events whose cookie names no record
+ * @records: events read
+ */
+struct totals {
+	uint64_t ops, arms, cancels, modifies, unexpected, stuck, unknown;
+	uint64_t records;
+};
+
+static void parse_args(int argc, char **argv, struct config *c)
 {
-	unsigned int secs = 30, ngroups = 2, per = 2, i;
-	uint64_t seed = (uint64_t)time(NULL) * 2654435761ULL | 1;
-	struct hwtimer_api api = { .api = HWTIMER_API };
-	uint64_t ops = 0, arms = 0, cancels = 0, modifies = 0, unexpected = 0;
-	uint64_t stuck = 0, unknown = 0, records = 0;
 	static const struct option lopts[] = {
 		{ "lib", optional_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tally t = { 0 };
-	struct group *groups;
-	int opt, fails = 0, stats_ok = 1;
+	int opt;
 
+	*c = (struct config){ .secs = 30, .ngroups = 2, .per = 2,
+		.seed = (uint64_t)time(NULL) * 2654435761ULL | 1 };
 	while ((opt = getopt_long(argc, argv, "t:g:w:s:", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -866,93 +889,82 @@ int main(int argc, char **argv)
 				usage(argv[0]);
 			break;
 		case 't':
-			secs = strtoul(optarg, NULL, 0);
+			c->secs = strtoul(optarg, NULL, 0);
 			break;
 		case 'g':
-			ngroups = strtoul(optarg, NULL, 0);
+			c->ngroups = strtoul(optarg, NULL, 0);
 			break;
 		case 'w':
-			per = strtoul(optarg, NULL, 0);
+			c->per = strtoul(optarg, NULL, 0);
 			break;
 		case 's':
-			seed = strtoull(optarg, NULL, 0) | 1;
+			c->seed = strtoull(optarg, NULL, 0) | 1;
 			break;
 		default:
 			usage(argv[0]);
 		}
 	}
-	if (!ngroups || !per)
+	if (!c->ngroups || !c->per)
 		usage(argv[0]);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..4\n");
-	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx%s\n",
-	       secs, ngroups, per, (unsigned long long)seed,
-	       lib_flags ? ", a libhwtimer context per worker" : "");
-	if (lib_flags) {
-		ngroups *= per;
-		per = 1;
+}
+
+/* Open group @g as a libhwtimer context; odd groups get an eventfd. */
+static int open_lib(struct group *g, unsigned int i)
+{
+	int r = hwtimer_open(&g->h, LIB_SQ, lib_flags);
+
+	if (r) {
+		printf("Bail out! %s\n", hwtimer_open_error());
+		return -1;
 	}
-
-	nworkers = ngroups * per;
-	groups = calloc(ngroups, sizeof(*groups));
-	workers = calloc(nworkers, sizeof(*workers));
-	if (!groups || !workers)
-		return 1;
-	for (i = 0; i < ngroups && lib_flags; i++) {
-		struct group *g = &groups[i];
-		int r = hwtimer_open(&g->h, LIB_SQ, lib_flags);
-
+	tick_ns = hwtimer_tick_ns(g->h);
+	g->fd = -1;
+	g->efd = -1;
+	if (i % 2) {
+		g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		r = g->efd < 0 ? -errno : hwtimer_set_eventfd(g->h, g->efd);
 		if (r) {
-			printf("Bail out! %s\n", hwtimer_open_error());
-			return 1;
-		}
-		tick_ns = hwtimer_tick_ns(g->h);
-		g->fd = -1;
-		g->efd = -1;
-		if (i % 2) {
-			g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			r = g->efd < 0 ? -errno : hwtimer_set_eventfd(g->h, g->efd);
-			if (r) {
-				printf("Bail out! eventfd: %s\n", strerror(-r));
-				return 1;
-			}
+			printf("Bail out! eventfd: %s\n", strerror(-r));
+			return -1;
 		}
 	}
-	if (lib_flags)
-		printf("# backend %s\n", hwtimer_backend(groups[0].h));
-	for (i = 0; i < ngroups && !lib_flags; i++) {
-		struct group *g = &groups[i];
+	return 0;
+}
 
-		g->fd = open(DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (g->fd < 0 || ioctl(g->fd, HWTIMER_IOC_API, &api)) {
-			perror(DEV);
-			printf("Bail out! cannot open and handshake %s\n", DEV);
-			return 1;
-		}
-		tick_ns = api.tick_ns;
-		g->efd = -1;
-		if (i % 2) {
-			struct hwtimer_eventfd_req er = { 0 };
+/* Open group @g on /dev/hwtimer with raw ioctls; odd groups get an eventfd. */
+static int open_raw(struct group *g, unsigned int i)
+{
+	struct hwtimer_api api = { .api = HWTIMER_API };
+	struct hwtimer_eventfd_req er = { 0 };
 
-			g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			er.fd = g->efd;
-			if (g->efd < 0 ||
-			    ioctl(g->fd, HWTIMER_IOC_SET_EVENTFD, &er)) {
-				perror("eventfd");
-				return 1;
-			}
+	g->fd = open(DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (g->fd < 0 || ioctl(g->fd, HWTIMER_IOC_API, &api)) {
+		perror(DEV);
+		printf("Bail out! cannot open and handshake %s\n", DEV);
+		return -1;
+	}
+	tick_ns = api.tick_ns;
+	g->efd = -1;
+	if (i % 2) {
+		g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		er.fd = g->efd;
+		if (g->efd < 0 || ioctl(g->fd, HWTIMER_IOC_SET_EVENTFD, &er)) {
+			perror("eventfd");
+			return -1;
 		}
 	}
-	for (i = 0; i < nworkers; i++) {
-		struct worker *w = &workers[i];
+	return 0;
+}
 
-		w->g = &groups[i / per];
-		w->idx = i;
-		w->rng = seed + i * 0x9e3779b97f4a7c15ULL;
-		w->recs = calloc(RECS_MAX, sizeof(*w->recs));
-		if (!w->recs)
-			return 1;
-	}
+/*
+ * Run the workers (and, on raw ioctls, one reader per group) for @secs,
+ * stop them, and let every group drain. Return: false if one did not.
+ */
+static bool run(struct group *groups, unsigned int ngroups, unsigned int secs)
+{
+	bool drained = true;
+	unsigned int i;
+
 	for (i = 0; i < ngroups && !lib_flags; i++)
 		pthread_create(&groups[i].thr, NULL, reader, &groups[i]);
 	for (i = 0; i < nworkers; i++)
@@ -964,84 +976,159 @@ int main(int argc, char **argv)
 	/* Fired one-shots' events are at most a moment away. */
 	for (i = 0; i < ngroups; i++) {
 		if (quiesce(&groups[i], 30000))
-			stats_ok = 0;
+			drained = false;
 		atomic_store(&groups[i].stop_reader, 1);
 		if (!lib_flags)
 			pthread_join(groups[i].thr, NULL);
 	}
+	return drained;
+}
+
+/*
+ * Check group @i's STATS counters against the ledger of its workers
+ * (@per of them), then close it. Return: false on a mismatch.
+ */
+static bool check_group(struct group *groups, unsigned int i,
+			unsigned int per)
+{
+	struct group *g = &groups[i];
+	struct hwtimer_stats_req st;
+	uint64_t ga = 0, gc = 0, gf = 0;
+	bool good = true;
+	uint32_t j, k;
+
+	for (j = i * per; j < (i + 1) * per; j++) {
+		ga += workers[j].arms;
+		gc += workers[j].cancels;
+		for (k = 0; k < workers[j].nrecs; k++)
+			gf += workers[j].recs[k].exp;
+	}
+	if (get_stats(g, &st) || st.ctx_armed != ga ||
+	    st.ctx_cancelled != gc || st.ctx_fired != gf ||
+	    st.ctx_read != g->records) {
+		printf("# group %u: STATS armed %llu cancelled %llu fired %llu read %llu; ledger %llu %llu %llu %llu\n",
+		       i, (unsigned long long)st.ctx_armed,
+		       (unsigned long long)st.ctx_cancelled,
+		       (unsigned long long)st.ctx_fired,
+		       (unsigned long long)st.ctx_read,
+		       (unsigned long long)ga, (unsigned long long)gc,
+		       (unsigned long long)gf, (unsigned long long)g->records);
+		good = false;
+	}
+	if (g->h)
+		hwtimer_close(g->h);
+	else
+		close(g->fd);
+	if (g->efd >= 0)
+		close(g->efd);
+	return good;
+}
+
+/* Check every record and sum the workers' and groups' counts. */
+static void tally_all(struct group *groups, unsigned int ngroups,
+		      struct tally *t, struct totals *n)
+{
+	unsigned int i;
+	uint32_t j;
 
 	for (i = 0; i < nworkers; i++) {
 		struct worker *w = &workers[i];
-		uint32_t j;
 
 		for (j = 0; j < w->nrecs; j++)
-			check_rec(&w->recs[j], &t);
-		ops += w->ops;
-		arms += w->arms;
-		cancels += w->cancels;
-		modifies += w->modifies;
-		unexpected += w->unexpected;
-		stuck += w->stuck;
+			check_rec(&w->recs[j], t);
+		n->ops += w->ops;
+		n->arms += w->arms;
+		n->cancels += w->cancels;
+		n->modifies += w->modifies;
+		n->unexpected += w->unexpected;
+		n->stuck += w->stuck;
 	}
 	for (i = 0; i < ngroups; i++) {
-		struct hwtimer_stats_req st;
-		uint64_t ga = 0, gc = 0, gf = 0;
-		uint32_t j, k;
-
-		unknown += groups[i].unknown;
-		records += groups[i].records;
-		for (j = i * per; j < (i + 1) * per; j++) {
-			ga += workers[j].arms;
-			gc += workers[j].cancels;
-			for (k = 0; k < workers[j].nrecs; k++)
-				gf += workers[j].recs[k].exp;
-		}
-		if (get_stats(&groups[i], &st) || st.ctx_armed != ga ||
-		    st.ctx_cancelled != gc || st.ctx_fired != gf ||
-		    st.ctx_read != groups[i].records) {
-			printf("# group %u: STATS armed %llu cancelled %llu fired %llu read %llu; ledger %llu %llu %llu %llu\n",
-			       i, (unsigned long long)st.ctx_armed,
-			       (unsigned long long)st.ctx_cancelled,
-			       (unsigned long long)st.ctx_fired,
-			       (unsigned long long)st.ctx_read,
-			       (unsigned long long)ga, (unsigned long long)gc,
-			       (unsigned long long)gf,
-			       (unsigned long long)groups[i].records);
-			stats_ok = 0;
-		}
-		if (groups[i].h)
-			hwtimer_close(groups[i].h);
-		else
-			close(groups[i].fd);
-		if (groups[i].efd >= 0)
-			close(groups[i].efd);
+		n->unknown += groups[i].unknown;
+		n->records += groups[i].records;
 	}
+}
+
+/* Print the figures and the four results. Return: results that failed. */
+static int report(const struct tally *t, const struct totals *n,
+		  bool stats_ok)
+{
+	int fails = 0;
 
 	printf("# ops %llu arms %llu (one-shot %llu periodic %llu) modified %llu\n",
-	       (unsigned long long)ops, (unsigned long long)arms,
-	       (unsigned long long)t.oneshots,
-	       (unsigned long long)t.periodics,
-	       (unsigned long long)modifies);
+	       (unsigned long long)n->ops, (unsigned long long)n->arms,
+	       (unsigned long long)t->oneshots,
+	       (unsigned long long)t->periodics,
+	       (unsigned long long)n->modifies);
 	printf("# fired %llu (records %llu) cancelled %llu\n",
-	       (unsigned long long)t.fired, (unsigned long long)records,
-	       (unsigned long long)cancels);
+	       (unsigned long long)t->fired, (unsigned long long)n->records,
+	       (unsigned long long)n->cancels);
 	printf("# lost %llu double %llu after-cancel %llu early %llu wrong %llu stuck %llu unknown %llu unexpected %llu\n",
-	       (unsigned long long)t.lost, (unsigned long long)t.dbl,
-	       (unsigned long long)t.after, (unsigned long long)t.early,
-	       (unsigned long long)t.wrong, (unsigned long long)stuck,
-	       (unsigned long long)unknown, (unsigned long long)unexpected);
+	       (unsigned long long)t->lost, (unsigned long long)t->dbl,
+	       (unsigned long long)t->after, (unsigned long long)t->early,
+	       (unsigned long long)t->wrong, (unsigned long long)n->stuck,
+	       (unsigned long long)n->unknown,
+	       (unsigned long long)n->unexpected);
 	printf("STRESS-FIGURES user ops=%llu arms=%llu fired=%llu cancelled=%llu lost=%llu double=%llu after_cancel=%llu\n",
-	       (unsigned long long)ops, (unsigned long long)arms,
-	       (unsigned long long)t.fired, (unsigned long long)cancels,
-	       (unsigned long long)(t.lost + stuck),
-	       (unsigned long long)t.dbl, (unsigned long long)t.after);
-	fails += ok_line(1, arms > 0 && !unexpected,
+	       (unsigned long long)n->ops, (unsigned long long)n->arms,
+	       (unsigned long long)t->fired, (unsigned long long)n->cancels,
+	       (unsigned long long)(t->lost + n->stuck),
+	       (unsigned long long)t->dbl, (unsigned long long)t->after);
+	fails += ok_line(1, n->arms > 0 && !n->unexpected,
 			 "stress: every ioctl answered as the ledger allows");
-	fails += ok_line(2, !t.lost && !stuck && !t.dbl && !t.after,
+	fails += ok_line(2, !t->lost && !n->stuck && !t->dbl && !t->after,
 			 "stress: lost 0, double 0, fired-after-cancel 0");
-	fails += ok_line(3, !t.early && !t.wrong && !unknown,
+	fails += ok_line(3, !t->early && !t->wrong && !n->unknown,
 			 "stress: no event early, misfiled or with a wrong deadline or overrun total");
 	fails += ok_line(4, stats_ok,
 			 "stress: contexts drained; STATS counters equal the ledger");
-	return fails ? 1 : 0;
+	return fails;
+}
+
+int main(int argc, char **argv)
+{
+	struct totals n = { 0 };
+	struct tally t = { 0 };
+	struct group *groups;
+	struct config c;
+	bool stats_ok;
+	unsigned int i;
+
+	parse_args(argc, argv, &c);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..4\n");
+	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx%s\n",
+	       c.secs, c.ngroups, c.per, (unsigned long long)c.seed,
+	       lib_flags ? ", a libhwtimer context per worker" : "");
+	if (lib_flags) {
+		c.ngroups *= c.per;
+		c.per = 1;
+	}
+
+	nworkers = c.ngroups * c.per;
+	groups = calloc(c.ngroups, sizeof(*groups));
+	workers = calloc(nworkers, sizeof(*workers));
+	if (!groups || !workers)
+		return 1;
+	for (i = 0; i < c.ngroups; i++)
+		if ((lib_flags ? open_lib : open_raw)(&groups[i], i))
+			return 1;
+	if (lib_flags)
+		printf("# backend %s\n", hwtimer_backend(groups[0].h));
+	for (i = 0; i < nworkers; i++) {
+		struct worker *w = &workers[i];
+
+		w->g = &groups[i / c.per];
+		w->idx = i;
+		w->rng = c.seed + i * 0x9e3779b97f4a7c15ULL;
+		w->recs = calloc(RECS_MAX, sizeof(*w->recs));
+		if (!w->recs)
+			return 1;
+	}
+	stats_ok = run(groups, c.ngroups, c.secs);
+	tally_all(groups, c.ngroups, &t, &n);
+	for (i = 0; i < c.ngroups; i++)
+		if (!check_group(groups, i, c.per))
+			stats_ok = false;
+	return report(&t, &n, stats_ok) ? 1 : 0;
 }
