@@ -9,20 +9,14 @@
  * include/uapi/linux/hwtimer.h.
  *
  * A timeout of a context is a struct hwt_timer. It is found by id in the
- * context's table, an array like a file descriptor table. An id is
- *
- *	bits 63..44: the context's tag, unique among open contexts
- *	bits 43..24: the slot's generation
- *	bits 23..0:  the slot's index in the table
- *
- * so an id of one open context never matches in another. A free slot holds
- * its next generation and the index of the next free slot; free slots are
- * reused oldest first and a slot's generation goes up by one at each reuse,
- * so a stale id matches nothing until its slot has been reused 2^20 times.
- * Tags are handed out cyclically, so a closed context's tag comes back only
- * after 2^20 other opens. Lookup, allocation and release are O(1), a few
- * loads and stores under the context's lock; the table doubles when full
- * (outside the lock).
+ * context's id table (hwtimer_ids.c), an array like a file descriptor
+ * table whose ids carry the context's tag, the slot's generation and its
+ * index: an id of one open context never matches in another, and a stale id
+ * matches nothing until its slot has been reused 2^20 times. Tags are
+ * handed out cyclically, so a closed context's tag comes back only after
+ * 2^20 other opens. Lookup, allocation and release are O(1), a few loads
+ * and stores under the context's lock; the table doubles (outside the lock)
+ * to keep more slots than the context has live timeouts.
  *
  * The record of an expiry lives inside the hwt_timer, so a callback never
  * allocates: it notes the fire time and links the timer on the context's
@@ -80,23 +74,12 @@
 
 #include "hwtimer.h"
 #include "hwtimer_compat.h"
+#include "hwtimer_ids.h"
 #include "hwtimer_internal.h"
 
-/* The three fields of an id; see the comment at the top. */
-#define HWT_IDX_BITS		24
-#define HWT_GEN_BITS		20
-#define HWT_TAG_BITS		20
-#define HWT_IDX_MASK		(BIT(HWT_IDX_BITS) - 1)
-#define HWT_GEN_MASK		(BIT(HWT_GEN_BITS) - 1)
-#define HWT_GEN_SHIFT		HWT_IDX_BITS
-#define HWT_TAG_SHIFT		(HWT_IDX_BITS + HWT_GEN_BITS)
-/* First table size, and the most slots a table may have. */
-#define HWT_TAB_MIN		64UL
-#define HWT_TAB_MAX		BIT(HWT_IDX_BITS)
-
 static unsigned long ctx_max_pending = 262144;
-hwtimer_param_ranged(ctx_max_pending, ctx_max_pending, 1, HWT_TAB_MAX - 1,
-		     0644);
+hwtimer_param_ranged(ctx_max_pending, ctx_max_pending, 1,
+		     HWTIMER_IDS_MAX - 1, 0644);
 MODULE_PARM_DESC(ctx_max_pending,
 		 "Most live timeouts per open /dev/hwtimer (pending or unread; 1 - 16777215, default 262144)");
 
@@ -143,11 +126,7 @@ static u32 hwt_next_tag;
  * @fasync: O_ASYNC listeners, signalled on every expiry
  * @user: the user charged for the context's timeouts
  * @tag: this context's tag, the top bits of its ids
- * @tab: the id table: a slot holds a linked hwt_timer, or (bit 0 set) a
- *	free slot's next generation and next free index; slot 0 is unused
- * @cap: slots in @tab
- * @free_head: oldest free slot, 0 when none
- * @free_tail: newest free slot, 0 when none
+ * @ids: the id table of the linked hwt_timers, by their @id fields
  * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
  * @ev_tail: the next pointer the following record is linked to
  * @evfd: eventfd signalled on every expiry, or NULL
@@ -165,10 +144,7 @@ struct hwt_ctx {
 	struct fasync_struct *fasync;
 	struct hwt_user *user;
 	u32 tag;
-	u64 *tab;
-	u32 cap;
-	u32 free_head;
-	u32 free_tail;
+	struct hwtimer_ids ids;
 	struct hwt_timer *ev_head;
 	struct hwt_timer **ev_tail;
 	struct eventfd_ctx *evfd;
@@ -195,7 +171,7 @@ struct hwt_ctx {
  *	is reaped by the last of them
  * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
  * @periodic: this is the @ht of a struct hwt_ptimer
- * @linked: findable by id in @ctx->tab
+ * @linked: findable by id in @ctx->ids
  * @queued: a record waits on the event list
  * @fired: one-shot whose callback has run
  * @dead: neither linked nor queued; being freed
@@ -272,115 +248,16 @@ static bool reserved_zero(const __u64 *r, size_t n)
 	return true;
 }
 
-/* A free slot: next generation in the high half, next free index, bit 0. */
-static u64 free_slot(u32 gen, u32 next)
+/* The timer whose id field is @idp, or NULL. */
+static struct hwt_timer *id_timer(u64 *idp)
 {
-	return (u64)gen << 32 | (u64)next << 1 | 1;
-}
-
-static u32 free_next(u64 slot)
-{
-	return (u32)slot >> 1;
-}
-
-/*
- * The linked timer in slot @idx, or NULL. Caller holds ctx->wqh.lock, or
- * has the context to itself (release).
- */
-static struct hwt_timer *slot_timer(struct hwt_ctx *ctx, u32 idx)
-{
-	u64 slot;
-
-	if (!idx || idx >= ctx->cap)
-		return NULL;
-	slot = ctx->tab[idx];
-	return slot & 1 ? NULL : (struct hwt_timer *)(uintptr_t)slot;
-}
-
-/* Generation of the slot of @id. */
-static u32 id_gen(u64 id)
-{
-	return (id >> HWT_GEN_SHIFT) & HWT_GEN_MASK;
-}
-
-/* Append free slot @idx, next to be used with @gen. Caller holds the lock. */
-static void put_slot(struct hwt_ctx *ctx, u32 idx, u32 gen)
-{
-	lockdep_assert_held(&ctx->wqh.lock);
-	gen &= HWT_GEN_MASK;
-	ctx->tab[idx] = free_slot(gen, 0);
-	if (ctx->free_tail)
-		ctx->tab[ctx->free_tail] = free_slot(ctx->tab[ctx->free_tail] >> 32,
-						     idx);
-	else
-		ctx->free_head = idx;
-	ctx->free_tail = idx;
-}
-
-/*
- * Give @ht the oldest free slot and its id. There must be one: the caller
- * reserved @ht in ctx->live and the table has more slots than that.
- * Caller holds ctx->wqh.lock.
- */
-static void get_slot(struct hwt_ctx *ctx, struct hwt_timer *ht)
-{
-	u32 idx = ctx->free_head;
-	u64 slot = ctx->tab[idx];
-
-	lockdep_assert_held(&ctx->wqh.lock);
-	ctx->free_head = free_next(slot);
-	if (!ctx->free_head)
-		ctx->free_tail = 0;
-	ht->id = (u64)ctx->tag << HWT_TAG_SHIFT |
-		 (slot >> 32) << HWT_GEN_SHIFT | idx;
-	ctx->tab[idx] = (uintptr_t)ht;
-}
-
-/*
- * Double the id table, its new slots free. Called with ctx->wqh.lock held;
- * drops it to allocate and free, so the caller checks again. Return: 0 (the
- * table grew, here or in another thread) or -ENOMEM.
- */
-static int grow_table(struct hwt_ctx *ctx)
-{
-	u32 cap = ctx->cap, ncap, i;
-	u64 *tab, *old;
-
-	if (cap >= HWT_TAB_MAX)
-		return -ENOMEM;
-	ncap = cap ? cap * 2 : HWT_TAB_MIN;
-	spin_unlock(&ctx->wqh.lock);
-	tab = kvmalloc_array(ncap, sizeof(*tab), GFP_KERNEL_ACCOUNT);
-	spin_lock(&ctx->wqh.lock);
-	if (!tab)
-		return -ENOMEM;
-	old = tab;
-	if (ctx->cap == cap) {
-		if (cap)
-			memcpy(tab, ctx->tab, cap * sizeof(*tab));
-		tab[0] = free_slot(0, 0);	/* never used: ids start at 1 */
-		old = ctx->tab;
-		ctx->tab = tab;
-		ctx->cap = ncap;
-		for (i = max(cap, 1U); i < ncap; i++)
-			put_slot(ctx, i, 0);
-	}
-	spin_unlock(&ctx->wqh.lock);
-	kvfree(old);
-	spin_lock(&ctx->wqh.lock);
-	return 0;
+	return idp ? container_of(idp, struct hwt_timer, id) : NULL;
 }
 
 /* Find a linked timer by id. Caller holds ctx->wqh.lock. */
 static struct hwt_timer *lookup(struct hwt_ctx *ctx, u64 id)
 {
-	struct hwt_timer *ht;
-
-	lockdep_assert_held(&ctx->wqh.lock);
-	ht = slot_timer(ctx, id & HWT_IDX_MASK);
-	if (!ht || ht->id != id)
-		return NULL;
-	return ht;
+	return id_timer(hwtimer_ids_lookup(&ctx->ids, id));
 }
 
 static void free_timer(struct hwt_timer *ht)
@@ -421,7 +298,7 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	struct hwt_ctx *ctx = ht->ctx;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	put_slot(ctx, ht->id & HWT_IDX_MASK, id_gen(ht->id) + 1);
+	hwtimer_ids_free(&ctx->ids, ht->id);
 	ht->linked = false;
 	if (!ht->queued)
 		kill_timer(ht, reap);
@@ -609,18 +486,24 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 	ret = reserve_live(ctx);
 	if (ret)
 		return ret;
-	/* The table has a free slot for us once cap > live. */
-	while (ctx->cap <= ctx->live) {
-		ret = grow_table(ctx);
+	/*
+	 * The table has a free slot for us once cap > live; growing drops
+	 * the lock, so check again after each step.
+	 */
+	while (ctx->ids.cap <= ctx->live) {
+		ret = hwtimer_ids_grow(&ctx->ids);
 		if (ret)
 			goto err_unreserve;
 	}
-	get_slot(ctx, ht);
+	if (WARN_ON_ONCE(!hwtimer_ids_alloc(&ctx->ids, &ht->id))) {
+		ret = -ENOSPC;
+		goto err_unreserve;
+	}
 	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
 			  arm_flags(req->flags));
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
-		put_slot(ctx, ht->id & HWT_IDX_MASK, id_gen(ht->id));
+		hwtimer_ids_put_back(&ctx->ids, ht->id);
 		goto err_unreserve;
 	}
 	ht->linked = true;
@@ -1505,12 +1388,13 @@ static int hwt_open(struct inode *inode, struct file *file)
 		goto err_free;
 	/* Cyclic: a closed context's tag comes back as late as it can. */
 	ret = xa_alloc_cyclic(&hwt_tags, &ctx->tag, ctx,
-			      XA_LIMIT(1, BIT(HWT_TAG_BITS) - 1),
+			      XA_LIMIT(1, BIT(HWTIMER_IDS_TAG_BITS) - 1),
 			      &hwt_next_tag, GFP_KERNEL);
 	if (ret < 0) {
 		ret = ret == -EBUSY ? -ENFILE : ret;
 		goto err_put_user;
 	}
+	hwtimer_ids_init(&ctx->ids, &ctx->wqh.lock, ctx->tag, HWTIMER_IDS_MAX);
 	file->private_data = ctx;
 	return stream_open(inode, file);
 
@@ -1541,8 +1425,8 @@ static int hwt_release(struct inode *inode, struct file *file)
 	 * will run, so nothing else touches the context and the rest needs
 	 * no lock. A context may hold ctx_max_pending timeouts: reschedule.
 	 */
-	for (idx = 1; idx < ctx->cap; idx++) {
-		ht = slot_timer(ctx, idx);
+	for (idx = 1; idx < ctx->ids.cap; idx++) {
+		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
 		if (ht)
 			hwtimer_cancel_sync(&ht->t);
 		cond_resched();
@@ -1550,8 +1434,8 @@ static int hwt_release(struct inode *inode, struct file *file)
 	for (ht = ctx->ev_head; ht; ht = ht->next)
 		hwtimer_cancel_sync(&ht->t);
 
-	for (idx = 1; idx < ctx->cap; idx++) {
-		ht = slot_timer(ctx, idx);
+	for (idx = 1; idx < ctx->ids.cap; idx++) {
+		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
 		if (ht && !ht->queued)
 			free_timer(ht);
 		cond_resched();
@@ -1560,7 +1444,7 @@ static int hwt_release(struct inode *inode, struct file *file)
 		n = ht->next;
 		free_timer(ht);
 	}
-	kvfree(ctx->tab);
+	hwtimer_ids_destroy(&ctx->ids);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
 	atomic_long_sub(ctx->live, &ctx->user->live);
@@ -1583,7 +1467,7 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	queued = ctx->queued;
 	live = ctx->live;
 	evfd = ctx->evfd;
-	cap = ctx->cap;
+	cap = ctx->ids.cap;
 	spin_unlock(&ctx->wqh.lock);
 	seq_printf(m, "hwtimer-pending:\t%llu\n", pending);
 	seq_printf(m, "hwtimer-queued:\t%llu\n", queued);
@@ -1639,7 +1523,6 @@ int hwtimer_chardev_init(void)
 
 	hwtimer_default_wheel_like(&p);
 	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
-	BUILD_BUG_ON(HWT_TAG_SHIFT + HWT_TAG_BITS != 64);
 	if (!max_user_timeouts)
 		max_user_timeouts = max(totalram_pages() * PAGE_SIZE / 25 / 128,
 					1024UL);
