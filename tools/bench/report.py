@@ -412,8 +412,8 @@ def table(head, rows):
 def write_md(R, runs, info, path):
     md = ["# hwtimer benchmark results\n"]
     md.append(f"Measured in qemu VMs (`-accel tcg`, software emulation, "
-              f"{info.get('cpus', '?')} vCPUs but {', '.join(map(str, smps(R)))} "
-              f"for the contended rows, {info.get('cpu', '?')}) on "
+              f"{info.get('cpus', '?')} vCPUs, contended rows with "
+              f"{', '.join(map(str, smps(R))) or '–'}; {info.get('cpu', '?')}) on "
               f"Debian's stock kernel {info.get('kernel', '?')}; clocksource "
               f"{info.get('clocksource', '?')}; hwtimer tick "
               f"{info.get('hwtimer_tick_ns', '?')} ns, "
@@ -758,8 +758,8 @@ def main():
         # The lateness plot and the header come from the first full boot.
         if not cdf and c:
             cdf = c
-        if not info or (any(r["section"] == "ucost" for r in rows) and
-                        not any(k.startswith("hwtimer_") for k in info)):
+        if not info or ("hwtimer_tick_ns" in inf and
+                        "hwtimer_tick_ns" not in info):
             info = inf
     runs = []
     for rows in byrun.values():
