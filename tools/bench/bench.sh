@@ -156,6 +156,10 @@ export HWTIMER_VM_MEM=${HWTIMER_VM_MEM:-3072}
 cs=${BENCH_CLOCKSOURCE:-tsc}
 export HWTIMER_APPEND="clocksource=$cs${HWTIMER_APPEND:+ $HWTIMER_APPEND}"
 [ "$cs" = tsc ] && HWTIMER_APPEND+=" tsc=reliable"
+for n in "${smps[@]}"; do
+	[ "$n" -le "$(nproc)" ] ||
+		say "note: $n vCPUs on $(nproc) host CPUs: the contended rows cannot scale past $(nproc)"
+done
 logs=()
 for ((r = 1; r <= BENCH_RUNS; r++)); do
 	for i in "${!smps[@]}"; do
@@ -170,7 +174,8 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 			"/boot/vmlinuz-$stock" "$BENCH/initrd-$g.gz" "$out" \
 			"$BENCH_BOUND" || rc=$?
 		[ "$rc" = 0 ] || say "qemu ended with status $rc; reporting what was measured"
-		echo "INFO,run,$r" >>"$out/results.log"
+		printf 'INFO,run,%s\nINFO,host_cpus,%s\n' "$r" "$(nproc)" \
+			>>"$out/results.log"
 		logs+=("$out/results.log")
 	done
 done

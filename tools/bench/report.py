@@ -421,6 +421,11 @@ def write_md(R, runs, info, path):
               "are those of an emulated CPU (tens of times slower than "
               "hardware); the ratios, measured in the same run, are what "
               "carry over.\n")
+    hc = info.get("host_cpus")
+    if hc and hc.isdigit() and any(n > int(hc) for n in smps(R)):
+        md.append(f"The host has {hc} CPUs: with more vCPUs than that, the "
+                  "vCPUs share host CPUs and the contended rows cannot "
+                  f"scale past {hc}.\n")
     md.append(f"{len(runs)} run(s), each a fresh boot per vCPU count. Every "
               "figure is the median over the runs with the spread (min–max) "
               "in brackets; a ratio is taken within each run, then its "
