@@ -428,9 +428,10 @@ def write_md(R, runs, info, path):
                   f"scale past {hc}.\n")
     md.append(f"{len(runs)} run(s), each a fresh boot per vCPU count. Every "
               "figure is the median over the runs with the spread (min–max) "
-              "in brackets; a ratio is taken within each run, then its "
-              "median and spread shown, and a target is judged on that "
-              "median.\n")
+              "in brackets. A ratio shown with a spread, and every target, "
+              "is taken within each run, then its median over runs shown "
+              "(a target is judged on that median); a ratio without one is "
+              "the ratio of the medians.\n")
 
     md.append("## Targets\n")
     md.append(table(["target", "measured", "result"],
