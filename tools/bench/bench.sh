@@ -1,21 +1,40 @@
 #!/bin/bash
-# make bench: measure hwtimer against timer_list, hrtimer, delayed_work and
-# timerfd in one qemu VM on Debian's stock kernel, then write
+# make bench: measure hwtimer against timer_list, hrtimer, delayed_work,
+# timerfd and io_uring in qemu VMs on Debian's stock kernel, then write
 # build/bench/results.csv, results.md and the PNG plots.
 #
-#  1. install missing packages (tools/vm/deps.sh, and gnuplot-nox)
+#  1. install missing packages (tools/vm/deps.sh, gnuplot-nox, liburing-dev)
 #  2. build hwtimer.ko against the stock kernel's headers in a copy of the
 #     tree (build/bench/src), then tools/bench/kmod against its
 #     Module.symvers, and hwtimer_ubench statically
-#  3. pack an initramfs with the harness (tools/vm/mkinitrd.sh, mode check)
-#     whose fragments are 00-load, tools/bench/guest/50-bench, 55-dos,
-#     99-unload
-#  4. boot it (tools/vm/run-vm.sh) and hand results.log to report.py
+#  3. pack two initramfs with the harness (tools/vm/mkinitrd.sh, mode
+#     check): the full one, whose fragments are 00-load,
+#     tools/bench/guest/50-bench, 55-dos, 99-unload, and a contended-only
+#     one (50-bench with single=0 and no userspace part)
+#  4. boot BENCH_RUNS rounds (tools/vm/run-vm.sh): in each, one boot per
+#     vCPU count in BENCH_SMP, the first with the full initramfs, the others
+#     contended-only; each boot's log is build/bench/runs/rR-smpN/results.log
+#  5. hand every log to report.py: the median and the min-max over rounds
 #
-# Knobs (environment): HWTIMER_VM_MEM (MiB, default 3072: the in-kernel run
-# holds 1M timeouts of each kind at once), BENCH_BOUND (VM wall-clock limit
-# in s, default 1500), HWTIMER_BENCH_KARGS (hwtimer_bench.ko parameters,
-# e.g. "max_pending=100000"), HWTIMER_BENCH_UARGS (hwtimer_ubench options),
+# What decides the total time (environment):
+#   BENCH_RUNS     rounds of boots (default 3); every figure is reported as
+#                  the median and the spread (min-max) over the rounds
+#   BENCH_SMP      vCPU counts booted per round (default "2 4"); the first
+#                  runs everything, the others only the contended part
+#   HWTIMER_BENCH_KARGS  hwtimer_bench.ko parameters; the ones that decide
+#                  its time: max_pending (largest population, default 1M),
+#                  pairs (per figure and per worker, default 10000), reps
+#                  (passes per figure, fastest kept, default 7), expiry_n
+#                  (default 100000) and expiry_reps (default 2)
+#   HWTIMER_BENCH_UARGS  hwtimer_ubench options (-n, -m, -l, -r, -o)
+#   BENCH_BOUND    wall-clock limit of each boot in s (default 1500)
+# A quick check: HWTIMER_BENCH_KARGS="max_pending=10000 pairs=2000 reps=2
+# expiry_n=10000" BENCH_RUNS=1 BENCH_SMP=2.
+#
+# Other knobs: BENCH_LOCK (a file that each boot holds flock(1) on, so that
+# VMs sharing the machine take turns instead of slowing each other down),
+# HWTIMER_VM_MEM (MiB, default 3072: the in-kernel run
+# holds 1M timeouts of each kind at once),
 # HWTIMER_DOS_ARGS (tools/bench/dos/hwtimer_dos options; its figures were
 # taken with HWTIMER_APPEND=preempt=full, which this script passes on),
 # BENCH_CLOCKSOURCE (default tsc; see below), BENCH_PROFILE=1 (also run
@@ -51,13 +70,25 @@ run() {
 
 say "installing missing packages (if any)"
 "$VM_DIR/deps.sh"
-if ! command -v gnuplot >/dev/null; then
+# need PACKAGE: install a Debian package unless it is there.
+need() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed' &&
+		return 0
 	[ "$(id -u)" = 0 ] || {
-		say "gnuplot missing: apt-get install gnuplot-nox as root" >&2
+		say "$1 missing: apt-get install $1 as root" >&2
 		exit 1
 	}
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends gnuplot-nox >/dev/null
+		--no-install-recommends "$1" >/dev/null
+}
+command -v gnuplot >/dev/null || need gnuplot-nox
+need liburing-dev
+
+BENCH_RUNS=${BENCH_RUNS:-3}
+read -ra smps <<<"${BENCH_SMP:-2 4}"
+if [ "$BENCH_RUNS" -lt 1 ] || [ "${#smps[@]}" = 0 ]; then
+	say "BENCH_RUNS must be >= 1 and BENCH_SMP name a vCPU count" >&2
+	exit 1
 fi
 
 stock=$(stock_release) || {
@@ -82,45 +113,77 @@ cp "$BENCH/src/hwtimer.ko" "$BENCH/src/tools/bench/kmod/hwtimer_bench.ko" \
 say "building hwtimer_ubench (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_ubench" \
-	"$BDIR/ubench/hwtimer_ubench.c"
+	"$BDIR/ubench/hwtimer_ubench.c" -luring
 say "building hwtimer_dos (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_dos" \
 	"$BDIR/dos/hwtimer_dos.c"
 
-# The harness's load and unload fragments around ours; our parameters go on
-# the line after the #!.
-cp "$VM_DIR/guest.d/00-load.sh" "$VM_DIR/guest.d/99-unload.sh" "$BENCH/guest.d/"
-{
-	head -1 "$BDIR/guest/50-bench.sh"
-	printf "HWTIMER_BENCH_KARGS='%s'\n" "${HWTIMER_BENCH_KARGS:-}"
-	printf "HWTIMER_BENCH_UARGS='%s'\n" "${HWTIMER_BENCH_UARGS:-}"
-	tail -n +2 "$BDIR/guest/50-bench.sh"
-} >"$BENCH/guest.d/50-bench.sh"
-{
-	head -1 "$BDIR/guest/55-dos.sh"
-	printf "HWTIMER_DOS_ARGS='%s'\n" "${HWTIMER_DOS_ARGS:-}"
-	tail -n +2 "$BDIR/guest/55-dos.sh"
-} >"$BENCH/guest.d/55-dos.sh"
-[ "${BENCH_PROFILE:-0}" = 1 ] && cp "$BDIR/guest/60-profile.sh" "$BENCH/guest.d/"
-HWTIMER_GUESTD=$BENCH/guest.d HWTIMER_FRAG_TIMEOUT=$((BENCH_BOUND - 60)) \
-	"$VM_DIR/mkinitrd.sh" "$BENCH/initrd.gz" stock check "$BENCH/mods" \
-	"$BENCH/bin"
+# stage DIR KARGS USER: the harness's load and unload fragments around
+# ours, our parameters on the line after the #!; USER 0 skips the
+# userspace part and the DoS fragment.
+stage() {
+	local dir=$1 kargs=$2 user=$3
+	mkdir -p "$dir"
+	cp "$VM_DIR/guest.d/00-load.sh" "$VM_DIR/guest.d/99-unload.sh" "$dir/"
+	{
+		head -1 "$BDIR/guest/50-bench.sh"
+		printf "HWTIMER_BENCH_KARGS='%s'\n" "$kargs"
+		printf "HWTIMER_BENCH_UARGS='%s'\n" "${HWTIMER_BENCH_UARGS:-}"
+		printf "HWTIMER_BENCH_USER=%s\n" "$user"
+		tail -n +2 "$BDIR/guest/50-bench.sh"
+	} >"$dir/50-bench.sh"
+	[ "$user" = 1 ] || return 0
+	{
+		head -1 "$BDIR/guest/55-dos.sh"
+		printf "HWTIMER_DOS_ARGS='%s'\n" "${HWTIMER_DOS_ARGS:-}"
+		tail -n +2 "$BDIR/guest/55-dos.sh"
+	} >"$dir/55-dos.sh"
+	[ "${BENCH_PROFILE:-0}" = 1 ] && cp "$BDIR/guest/60-profile.sh" "$dir/"
+	return 0
+}
+stage "$BENCH/guest.d" "${HWTIMER_BENCH_KARGS:-}" 1
+stage "$BENCH/guest-contended.d" "${HWTIMER_BENCH_KARGS:-} single=0" 0
+for g in guest contended; do
+	d=$BENCH/guest.d
+	[ "$g" = contended ] && d=$BENCH/guest-contended.d
+	HWTIMER_GUESTD=$d HWTIMER_FRAG_TIMEOUT=$((BENCH_BOUND - 60)) \
+		"$VM_DIR/mkinitrd.sh" "$BENCH/initrd-$g.gz" stock check \
+		"$BENCH/mods" "$BENCH/bin"
+done
 
 export HWTIMER_VM_MEM=${HWTIMER_VM_MEM:-3072}
-say "booting $stock in qemu (TCG, ${HWTIMER_VM_MEM} MiB, killed after ${BENCH_BOUND}s; a few minutes)"
 cs=${BENCH_CLOCKSOURCE:-tsc}
 export HWTIMER_APPEND="clocksource=$cs${HWTIMER_APPEND:+ $HWTIMER_APPEND}"
 [ "$cs" = tsc ] && HWTIMER_APPEND+=" tsc=reliable"
-rc=0
-HWTIMER_LOGLEVEL=4 "$VM_DIR/run-vm.sh" "/boot/vmlinuz-$stock" \
-	"$BENCH/initrd.gz" "$BENCH/vm" "$BENCH_BOUND" || rc=$?
-[ "$rc" = 0 ] || say "qemu ended with status $rc; reporting what was measured"
+for n in "${smps[@]}"; do
+	[ "$n" -le "$(nproc)" ] ||
+		say "note: $n vCPUs on $(nproc) host CPUs: the contended rows cannot scale past $(nproc)"
+done
+logs=()
+for ((r = 1; r <= BENCH_RUNS; r++)); do
+	for i in "${!smps[@]}"; do
+		n=${smps[$i]} g=guest what="everything"
+		[ "$i" = 0 ] || g=contended what="contended part only"
+		out=$BENCH/runs/r$r-smp$n
+		say "round $r/$BENCH_RUNS: booting $stock with $n vCPUs, $what (TCG, ${HWTIMER_VM_MEM} MiB, killed after ${BENCH_BOUND}s)"
+		lock=()
+		[ -n "${BENCH_LOCK:-}" ] && lock=(flock "$BENCH_LOCK")
+		rc=0
+		HWTIMER_LOGLEVEL=4 HWTIMER_VM_SMP=$n "${lock[@]}" "$VM_DIR/run-vm.sh" \
+			"/boot/vmlinuz-$stock" "$BENCH/initrd-$g.gz" "$out" \
+			"$BENCH_BOUND" || rc=$?
+		[ "$rc" = 0 ] || say "qemu ended with status $rc; reporting what was measured"
+		printf 'INFO,run,%s\nINFO,host_cpus,%s\n' "$r" "$(nproc)" \
+			>>"$out/results.log"
+		logs+=("$out/results.log")
+	done
+done
 
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
-	grep -E '^(PROF,|# (outer|inner|expiry|slabinfo))' "$BENCH/vm/results.log" \
+	grep -E '^(PROF,|# (outer|inner|expiry|slabinfo))' "${logs[0]}" \
 		>"$BENCH/profile.txt" || true
 	say "profile in build/bench/profile.txt"
 fi
 say "writing build/bench/results.csv, results.md and plots"
-python3 "$BDIR/report.py" "$BENCH/vm/results.log" "$BENCH"
+python3 "$BDIR/report.py" "${logs[@]}" "$BENCH"

@@ -1,29 +1,59 @@
 #!/usr/bin/env python3
-"""Turn the bench VM's results.log into results.csv, results.md and plots.
+"""Turn the bench VMs' results.log files into results.csv, results.md and plots.
 
-Usage: report.py RESULTS_LOG OUTDIR
+Usage: report.py RESULTS_LOG... OUTDIR
 
 Reads the lines the guest printed:
   BENCH,section,metric,peer,param,value,unit   one measurement
   CDF,peer,percentile,lateness_us              lateness distribution
   INFO,key,value                               how the run was made
-and writes into OUTDIR:
-  results.csv    every measurement, then the derived ratios (section ratio)
+bench.sh appends "INFO,run,R" to each log: the logs of one round (one boot
+per vCPU count) are one run. Contended rows become section
+"contended-smpN", N the boot's vCPUs, since each vCPU count has its own.
+
+Every figure is the median over the runs, with the spread (min-max) beside
+it; a ratio is taken within each run and its median and spread reported,
+so a target compares peers measured in the same boot.
+
+Contended figures are throughput based: with n workers each doing P
+pairs (or moves), aggregate ns per pair = (last worker's end - first
+worker's start) / (n * P); scaling with n workers = aggregate ns per pair
+with 1 worker / aggregate ns per pair with n workers (n is perfect).
+
+Writes into OUTDIR:
+  results.csv    every measurement (median, min, max, runs), then the
+                 derived ratios (section ratio)
   results.md     the tables, the benchmark targets marked met/missed
   armcancel.png  in-kernel arm+cancel cost against pending count, per peer
+  scaling.png    contended aggregate throughput against workers, per peer
   lateness.png   lateness distribution (CDF), hwtimer against timerfd
   ucost.png      userspace cost per timeout, per method
 Exits 1 when nothing was measured or a TAP line says "not ok".
 """
 import csv
 import os
+import statistics
 import subprocess
 import sys
 
 PEERS = ["hwtimer", "timer_list", "hrtimer", "delayed_work"]
+# hwtimer on a HWTIMER_WHEEL_PERCPU wheel, beside the one-base "hwtimer".
+PERCPU = "hwtimer-percpu"
+MPEERS = ["hwtimer", PERCPU, "timer_list", "hrtimer", "delayed_work"]
+CPEERS = [PERCPU, "hwtimer", "timer_list", "hrtimer"]
 PENDING = [1000, 10000, 100000, 1000000]
 UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
-          "timerfd-settime", "timerfd-create"]
+          "io_uring-batch1024", "heap-timerfd", "timerfd-settime",
+          "timerfd-create"]
+
+
+class Fig(float):
+    """A median over runs that remembers its spread (min, max, runs)."""
+
+    def __new__(cls, values):
+        f = float.__new__(cls, statistics.median(values))
+        f.lo, f.hi, f.n = min(values), max(values), len(values)
+        return f
 
 
 def umem(R, peer):
@@ -59,14 +89,37 @@ def parse(path):
                     info[p[1]] = p[2]
             elif line.startswith("not ok"):
                 notok.append(line)
+    for r in rows:
+        if r["section"] == "contended":
+            r["section"] = f"contended-smp{info.get('cpus', '?')}"
     return rows, cdf, info, notok
 
 
 class Results:
+    """One run's figures, or (from runs()) the medians over runs."""
+
     def __init__(self, rows):
         self.rows = rows
         self.idx = {(r["section"], r["metric"], r["peer"], r["param"]): r["value"]
                     for r in rows}
+        self.info = {}
+
+    @staticmethod
+    def merge(runs):
+        """The medians of every figure over @runs, as Fig values."""
+        vals = {}
+        for R in runs:
+            for k, v in R.idx.items():
+                vals.setdefault(k, []).append(v)
+        M = Results([])
+        M.idx = {k: Fig(v) for k, v in vals.items()}
+        units = {}
+        for R in runs:
+            for r in R.rows:
+                units[(r["section"], r["metric"], r["peer"], r["param"])] = r["unit"]
+        M.rows = [dict(section=k[0], metric=k[1], peer=k[2], param=k[3],
+                       value=v, unit=units[k]) for k, v in M.idx.items()]
+        return M
 
     def get(self, section, metric, peer, param=None):
         if param is not None:
@@ -89,85 +142,178 @@ def ratio(a, b):
     return a / b
 
 
-def fmt(v, nd=1):
-    if v is None:
-        return "–"
+def fmt1(v, nd=1):
     if abs(v) >= 100:
         return f"{v:,.0f}"
     return f"{v:.{nd}f}"
 
 
+def fmt(v, nd=1):
+    """A figure; a median over runs gets its spread: "m (lo–hi)"."""
+    if v is None:
+        return "–"
+    if isinstance(v, Fig) and v.n > 1:
+        return f"{fmt1(v, nd)} ({fmt1(v.lo, nd)}–{fmt1(v.hi, nd)})"
+    return fmt1(v, nd)
+
+
 def fmt_ratio(v):
-    return "–" if v is None else f"{v:.2f}×"
+    if v is None:
+        return "–"
+    if isinstance(v, Fig) and v.n > 1:
+        return f"{v:.2f}× ({v.lo:.2f}–{v.hi:.2f})"
+    return f"{v:.2f}×"
+
+
+def per_run(runs, fn):
+    """fn(R) in every run that has it: a Fig (median and spread) or None."""
+    v = [x for x in (fn(R) for R in runs) if x is not None]
+    return Fig(v) if v else None
 
 
 def kfmt(n):
     return {1000: "1k", 10000: "10k", 100000: "100k", 1000000: "1M"}.get(n, str(n))
 
 
-def targets(R):
-    """The benchmark targets: (what, measured text, met or None)."""
-    out = []
-    hw1m = R.get("armcancel", "ns_per_pair", "hwtimer", 1000000)
-    tl1m = R.get("armcancel", "ns_per_pair", "timer_list", 1000000)
-    hr1m = R.get("armcancel", "ns_per_pair", "hrtimer", 1000000)
-    r = ratio(hw1m, tl1m)
-    out.append(("arm+cancel at 1M pending ≤ 1.0× timer_list",
-                f"{fmt(hw1m)} ns vs {fmt(tl1m)} ns = {fmt_ratio(r)}",
-                None if r is None else r <= 1.0))
-    r = ratio(hw1m, hr1m)
-    out.append(("arm+cancel at 1M pending ≤ 0.33× hrtimer",
-                f"{fmt(hw1m)} ns vs {fmt(hr1m)} ns = {fmt_ratio(r)}",
-                None if r is None else r <= 0.33))
-    hw1k = R.get("armcancel", "ns_per_pair", "hwtimer", 1000)
-    r = ratio(hw1m, hw1k)
-    out.append(("hwtimer cost growth 1k → 1M pending ≤ 1.3×",
-                f"{fmt(hw1k)} → {fmt(hw1m)} ns = {fmt_ratio(r)}",
-                None if r is None else r <= 1.3))
-    n = R.param_of("expiry", "ns_per_expiry", "hwtimer")
-    hwe = R.get("expiry", "ns_per_expiry", "hwtimer")
-    tle = R.get("expiry", "ns_per_expiry", "timer_list")
-    r = ratio(hwe, tle)
-    out.append((f"expiry cost per timeout ({kfmt(n or 0)} in one tick) ≤ 1.0× timer_list",
-                f"{fmt(hwe)} ns vs {fmt(tle)} ns = {fmt_ratio(r)}",
-                None if r is None else r <= 1.0))
-    b = R.get("ucost", "ns_per_timeout", "hwtimer-batch1024")
-    t = R.get("ucost", "ns_per_timeout", "timerfd-settime")
-    r = ratio(b, t)
-    out.append(("userspace BATCH 1024 per timeout ≤ 0.1× timerfd arm+disarm",
-                f"{fmt(b)} ns vs {fmt(t)} ns = {fmt_ratio(r)}",
-                None if r is None else r <= 0.1))
-    hm = umem(R, "hwtimer")
-    tm = umem(R, "timerfd")
-    out.append(("kernel memory per pending userspace timeout ≤ 128 B",
-                f"{fmt(hm)} B (Slab + vmalloc)",
-                None if hm is None else hm <= 128))
-    r = ratio(hm, tm)
-    out.append(("kernel memory per pending timeout ≤ 0.25× timerfd",
-                f"{fmt(hm)} B vs {fmt(tm)} B = {fmt_ratio(r)}",
-                None if r is None else r <= 0.25))
-    tick_us = None
+def top_pending(R, section, peer):
+    """The largest background population @section has for @peer."""
+    return max((n for n in PENDING if R.get(section, "ns_per_pair" if section
+                                           != "modify" else "ns_per_op",
+                                           peer, n) is not None),
+               default=None)
+
+
+def smps(R):
+    """vCPU counts of the contended boots, smallest first."""
+    return sorted({int(s[len("contended-smp"):]) for (s, _, _, _) in R.idx
+                   if s.startswith("contended-smp") and
+                   s[len("contended-smp"):].isdigit()})
+
+
+def cget(R, smp, metric, peer, n):
+    return R.get(f"contended-smp{smp}", metric, peer, n)
+
+
+def scaling(R, smp, metric, peer, n):
+    """1-worker aggregate ns per op / n-worker aggregate ns per op."""
+    return ratio(cget(R, smp, metric, peer, 1), cget(R, smp, metric, peer, n))
+
+
+def tick_us(R):
     try:
-        tick_us = float(R.info.get("hwtimer_tick_ns", "")) / 1000
+        return float(R.info.get("hwtimer_tick_ns", "")) / 1000
     except ValueError:
-        pass
-    hp = R.get("lateness", "p99", "hwtimer")
-    tp = R.get("lateness", "p99", "timerfd")
-    ok = None
-    if hp is not None and tp is not None and tick_us is not None:
-        ok = hp <= tp + tick_us
-    out.append(("lateness p99 ≤ timerfd p99 + one tick",
-                f"{fmt(hp)} µs vs {fmt(tp)} µs + {fmt(tick_us)} µs", ok))
-    he = R.get("lateness", "early_all_rounds", "hwtimer")
-    if he is None:
-        he = R.get("lateness", "early", "hwtimer")
-    ke = R.get("lateness", "kernel_early", "hwtimer")
-    out.append(("early fires: 0",
-                f"{fmt(he, 0)} seen early by the process, {fmt(ke, 0)} by the kernel's fire time",
-                None if he is None else (he == 0 and not ke)))
-    idle = R.get("idle", "hrtimer_fires_per_s", "nothing-pending")
-    out.append(("idle: 0 hrtimer fires/s with nothing pending",
-                f"{fmt(idle, 2)}/s", None if idle is None else idle == 0))
+        return None
+
+
+def diff(a, b):
+    return None if a is None or b is None else a - b
+
+
+def first_late_gap(R):
+    """hwtimer's first expiry callback lateness minus timer_list's, in µs."""
+    d = diff(R.get("expiry", "first_late", "hwtimer"),
+             R.get("expiry", "first_late", "timer_list"))
+    return None if d is None else d / 1e3
+
+
+def target_specs(M):
+    """(target, fn(run) -> value, "<=" or ">=", limit, unit) for each target."""
+    ac = lambda p, n: lambda R: R.get("armcancel", "ns_per_pair", p, n)
+    mo = lambda p, n: lambda R: R.get("modify", "ns_per_op", p, n)
+    n = top_pending(M, "armcancel", "hwtimer") or PENDING[-1]
+    nm = top_pending(M, "modify", "hwtimer") or PENDING[-1]
+    t = [(f"arm+cancel at {kfmt(n)} pending ≤ 1.0× timer_list",
+          lambda R: ratio(ac("hwtimer", n)(R), ac("timer_list", n)(R)), "<=", 1.0, "x"),
+         (f"arm+cancel at {kfmt(n)} pending ≤ 0.33× hrtimer",
+          lambda R: ratio(ac("hwtimer", n)(R), ac("hrtimer", n)(R)), "<=", 0.33, "x"),
+         (f"arm+cancel growth 1k → {kfmt(n)} pending ≤ 1.3×",
+          lambda R: ratio(ac("hwtimer", n)(R), ac("hwtimer", 1000)(R)), "<=", 1.3, "x"),
+         (f"modify at {kfmt(nm)} pending ≤ 1.0× mod_timer",
+          lambda R: ratio(mo("hwtimer", nm)(R), mo("timer_list", nm)(R)), "<=", 1.0, "x"),
+         (f"modify growth 1k → {kfmt(nm)} pending ≤ 1.3×",
+          lambda R: ratio(mo("hwtimer", nm)(R), mo("hwtimer", 1000)(R)), "<=", 1.3, "x")]
+    for smp in smps(M):
+        if smp < 2:
+            continue
+        for what, metric in [("arm+cancel", "armcancel_ns_per_pair"),
+                             ("modify", "modify_ns_per_op")]:
+            t.append((f"{smp}-worker {what} scaling ({PERCPU}) ≥ timer_list's "
+                      "(shown: hwtimer's ÷ timer_list's)",
+                      lambda R, smp=smp, metric=metric: ratio(
+                          scaling(R, smp, metric, PERCPU, smp),
+                          scaling(R, smp, metric, "timer_list", smp)),
+                      ">=", 1.0, "x"))
+            t.append((f"{smp}-worker aggregate {what} ns ({PERCPU}) ≤ 1.0× timer_list's",
+                      lambda R, smp=smp, metric=metric: ratio(
+                          cget(R, smp, metric, PERCPU, smp),
+                          cget(R, smp, metric, "timer_list", smp)),
+                      "<=", 1.0, "x"))
+    ex = lambda p, m="ns_per_expiry": lambda R: R.get("expiry", m, p)
+    ne = M.param_of("expiry", "ns_per_expiry", "hwtimer") or 0
+    t += [(f"expiry cost per timeout ({kfmt(ne)} in one tick) ≤ 1.0× timer_list",
+           lambda R: ratio(ex("hwtimer")(R), ex("timer_list")(R)), "<=", 1.0, "x"),
+          ("expiry: first callback no later than timer_list's "
+           "(shown: hwtimer's lateness − timer_list's, µs)",
+           lambda R: first_late_gap(R), "<=", 0.0, "µs")]
+    uc = lambda p: lambda R: R.get("ucost", "ns_per_timeout", p)
+    t += [("userspace BATCH-1024 per timeout ≤ 0.5× io_uring's batched timeouts",
+           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("io_uring-batch1024")(R)),
+           "<=", 0.5, "x"),
+          ("userspace BATCH-1024 per timeout ≤ 0.25× timerfd arm+disarm",
+           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
+           "<=", 0.25, "x"),
+          ("userspace BATCH-1024 per timeout ≤ 0.1× timerfd arm+disarm",
+           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
+           "<=", 0.1, "x"),
+          ("arm+cancel on an empty wheel ≤ 1.0× timer_list",
+           lambda R: ratio(R.get("empty", "ns_per_pair", "hwtimer", 0),
+                           R.get("empty", "ns_per_pair", "timer_list", 0)),
+           "<=", 1.0, "x"),
+          ("kernel memory per pending userspace timeout ≤ 128 B",
+           lambda R: umem(R, "hwtimer"), "<=", 128, "B"),
+          ("kernel memory per pending timeout ≤ 0.25× timerfd",
+           lambda R: ratio(umem(R, "hwtimer"), umem(R, "timerfd")), "<=", 0.25, "x")]
+    tk = tick_us(M)
+    la = lambda m, p: lambda R: R.get("lateness", m, p)
+    if tk is not None:
+        t += [(f"lateness p99 ≤ timerfd p99 + one tick (shown: hwtimer − timerfd, "
+               f"limit {fmt(tk)} µs)",
+               lambda R: diff(la("p99", "hwtimer")(R), la("p99", "timerfd")(R)),
+               "<=", tk, "µs"),
+              (f"lateness p50 ≤ timerfd p50 + half a tick (shown: hwtimer − "
+               f"timerfd, limit {fmt(tk / 2)} µs)",
+               lambda R: diff(la("p50", "hwtimer")(R), la("p50", "timerfd")(R)),
+               "<=", tk / 2, "µs")]
+
+    def early(R):
+        he = R.get("lateness", "early_all_rounds", "hwtimer")
+        if he is None:
+            he = R.get("lateness", "early", "hwtimer")
+        if he is None:
+            return None
+        return he + (R.get("lateness", "kernel_early", "hwtimer") or 0)
+    t += [("early fires: 0 (seen by the process or by the kernel's fire time)",
+           early, "<=", 0, ""),
+          ("idle: 0 hrtimer fires/s with nothing pending",
+           lambda R: R.get("idle", "hrtimer_fires_per_s", "nothing-pending"),
+           "<=", 0, "/s")]
+    return t
+
+
+def targets(runs, M):
+    """The benchmark targets: (what, measured text, met or None).
+
+    Each value is taken within each run; met is judged on the median."""
+    out = []
+    for what, fn, op, limit, unit in target_specs(M):
+        v = per_run(runs, fn)
+        if v is None:
+            out.append((what, "–", None))
+            continue
+        text = fmt_ratio(v) if unit == "x" else f"{fmt(v)} {unit}".rstrip()
+        ok = v <= limit if op == "<=" else v >= limit
+        out.append((what, text, ok))
     return out
 
 
@@ -203,18 +349,57 @@ def derived(R):
     if r is not None:
         d.append(("umemory_vs_timerfd", "hwtimer",
                   R.param_of("umemory", "slab_per_timeout", "hwtimer"), r))
+    for n in PENDING:
+        hw = R.get("modify", "ns_per_op", "hwtimer", n)
+        for p in MPEERS[1:]:
+            r = ratio(hw, R.get("modify", "ns_per_op", p, n))
+            if r is not None:
+                d.append(("modify_vs", p, n, r))
+    for p in MPEERS:
+        hi = top_pending(R, "modify", p)
+        r = ratio(R.get("modify", "ns_per_op", p, hi),
+                  R.get("modify", "ns_per_op", p, PENDING[0]))
+        if r is not None and hi != PENDING[0]:
+            d.append(("modify_growth", p, hi, r))
+    hw = R.get("empty", "ns_per_pair", "hwtimer", 0)
+    for p in MPEERS[1:]:
+        r = ratio(hw, R.get("empty", "ns_per_pair", p, 0))
+        if r is not None:
+            d.append(("empty_vs", p, 0, r))
+    for smp in smps(R):
+        for metric in ["armcancel_ns_per_pair", "modify_ns_per_op"]:
+            short = metric.split("_")[0]
+            for p in CPEERS:
+                for n in workers(R, smp, metric, p):
+                    r = scaling(R, smp, metric, p, n)
+                    if n > 1 and r is not None:
+                        d.append((f"smp{smp}_{short}_scaling", p, n, r))
+                    r = ratio(cget(R, smp, metric, PERCPU, n),
+                              cget(R, smp, metric, p, n))
+                    if p != PERCPU and r is not None:
+                        d.append((f"smp{smp}_{short}_percpu_vs", p, n, r))
     return d
 
 
+def workers(R, smp, metric, peer):
+    """Worker counts measured in the @smp-vCPU boot, fewest first."""
+    return sorted(n for (s, m, p, n) in R.idx
+                  if (s, m, p) == (f"contended-smp{smp}", metric, peer))
+
+
 def write_csv(R, d, path):
+    """@R and @d hold Figs: the median, then min, max and runs."""
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["section", "metric", "peer", "param", "value", "unit"])
+        w.writerow(["section", "metric", "peer", "param", "value", "unit",
+                    "min", "max", "runs"])
         for r in R.rows:
+            v = r["value"]
             w.writerow([r["section"], r["metric"], r["peer"], r["param"],
-                        r["value"], r["unit"]])
+                        float(v), r["unit"], v.lo, v.hi, v.n])
         for metric, peer, param, v in d:
-            w.writerow(["ratio", metric, peer, param, f"{v:.3f}", "x"])
+            w.writerow(["ratio", metric, peer, param, f"{v:.3f}", "x",
+                        f"{v.lo:.3f}", f"{v.hi:.3f}", v.n])
 
 
 def table(head, rows):
@@ -224,10 +409,11 @@ def table(head, rows):
     return "\n".join(out) + "\n"
 
 
-def write_md(R, info, path):
+def write_md(R, runs, info, path):
     md = ["# hwtimer benchmark results\n"]
-    md.append(f"Measured in one qemu VM (`-accel tcg`, software emulation, "
-              f"{info.get('cpus', '?')} vCPUs, {info.get('cpu', '?')}) on "
+    md.append(f"Measured in qemu VMs (`-accel tcg`, software emulation, "
+              f"{info.get('cpus', '?')} vCPUs, contended rows with "
+              f"{', '.join(map(str, smps(R))) or '–'}; {info.get('cpu', '?')}) on "
               f"Debian's stock kernel {info.get('kernel', '?')}; clocksource "
               f"{info.get('clocksource', '?')}; hwtimer tick "
               f"{info.get('hwtimer_tick_ns', '?')} ns, "
@@ -235,32 +421,54 @@ def write_md(R, info, path):
               "are those of an emulated CPU (tens of times slower than "
               "hardware); the ratios, measured in the same run, are what "
               "carry over.\n")
+    hc = info.get("host_cpus")
+    if hc and hc.isdigit() and any(n > int(hc) for n in smps(R)):
+        md.append(f"The host has {hc} CPUs: with more vCPUs than that, the "
+                  "vCPUs share host CPUs and the contended rows cannot "
+                  f"scale past {hc}.\n")
+    md.append(f"{len(runs)} run(s), each a fresh boot per vCPU count. Every "
+              "figure is the median over the runs with the spread (min–max) "
+              "in brackets. A ratio shown with a spread, and every target, "
+              "is taken within each run, then its median over runs shown "
+              "(a target is judged on that median); a ratio without one is "
+              "the ratio of the medians.\n")
 
     md.append("## Targets\n")
     md.append(table(["target", "measured", "result"],
                     [[t, m, "–" if ok is None else ("met" if ok else "**missed**")]
-                     for t, m, ok in targets(R)]))
+                     for t, m, ok in targets(runs, R)]))
 
     md.append("\n## In-kernel arm+cancel, ns per pair\n")
     md.append("Arm one timeout (random deadline 1 s – 1 h) and cancel it at "
               "once, with N other timeouts of the same kind pending; 10k "
               "pairs per pass, the peers take turns over 7 passes and each "
               "keeps its fastest.\n")
+    pending_table(md, R, runs, "armcancel", "ns_per_pair", PEERS + [PERCPU])
+    md.append(f"\n{PERCPU} is the same on a wheel with one base per CPU "
+              "(HWTIMER_WHEEL_PERCPU); the pairs run on one CPU.\n")
+
+    md.append("\n## In-kernel modify of a pending timeout, ns per move\n")
+    md.append("Against the same populations: a random pending background "
+              "timeout moved to a new random deadline (1 s – 1 h): "
+              "hwtimer_modify(), mod_timer(), hrtimer_start() of a pending "
+              "hrtimer, mod_delayed_work(); as many moves as pairs, the "
+              "peers taking turns, each keeping its fastest pass.\n")
+    pending_table(md, R, runs, "modify", "ns_per_op", MPEERS)
+
+    md.append("\n## In-kernel arm+cancel on an empty wheel, ns per pair\n")
+    md.append("The same pairs before any background timeout is armed "
+              "(timer_list's and hrtimer's per-CPU bases still hold the "
+              "kernel's own timers).\n")
     rows = []
-    for n in PENDING:
-        v = [R.get("armcancel", "ns_per_pair", p, n) for p in PEERS]
-        if all(x is None for x in v):
-            continue
-        rows.append([kfmt(n)] + [fmt(x) for x in v] +
-                    [fmt_ratio(ratio(v[0], x)) for x in v[1:]])
-    g = []
-    for p in PEERS:
-        lo = R.get("armcancel", "ns_per_pair", p, PENDING[0])
-        hi = R.get("armcancel", "ns_per_pair", p, PENDING[-1])
-        g.append(fmt_ratio(ratio(hi, lo)))
-    rows.append(["growth 1k→1M"] + g + ["", "", ""])
-    md.append(table(["pending"] + PEERS +
-                    ["hwtimer / " + p for p in PEERS[1:]], rows))
+    for p in MPEERS:
+        v = R.get("empty", "ns_per_pair", p, 0)
+        if v is not None:
+            rows.append([p, fmt(v), fmt_ratio(per_run(runs, lambda Q, p=p: ratio(
+                Q.get("empty", "ns_per_pair", "hwtimer", 0),
+                Q.get("empty", "ns_per_pair", p, 0))))])
+    md.append(table(["peer", "ns per pair", "hwtimer / peer"], rows))
+
+    contended_tables(md, R, runs)
 
     md.append("\n## In-kernel expiry\n")
     n = R.param_of("expiry", "ns_per_expiry", "hwtimer")
@@ -360,7 +568,7 @@ def write_md(R, info, path):
     md.append("\n## Lateness seen by the process\n")
     n = R.param_of("lateness", "p50", "hwtimer")
     md.append(f"{kfmt(n or 0)} timeouts with deadlines spread at random over "
-              "100 ms; lateness is when the process saw the expiry (read() "
+              "1 s; lateness is when the process saw the expiry (read() "
               "of the record; epoll + read() of the timerfd) minus the "
               "deadline.\n")
     md.append("Three rounds each, taking turns; the round with the median "
@@ -377,6 +585,94 @@ def write_md(R, info, path):
                      for w in ["nothing-pending", "one-1h-away"]]))
     with open(path, "w") as f:
         f.write("\n".join(md))
+
+
+def pending_table(md, R, runs, section, metric, peers):
+    """Rows per population, a column per peer, hwtimer's ratios, growth."""
+    cmp = [p for p in peers[1:] if p != PERCPU]
+    rows = []
+    for n in PENDING:
+        v = [R.get(section, metric, p, n) for p in peers]
+        if all(x is None for x in v):
+            continue
+        rows.append([kfmt(n)] + [fmt(x) for x in v] +
+                    [fmt_ratio(per_run(runs, lambda Q, p=p, n=n: ratio(
+                        Q.get(section, metric, "hwtimer", n),
+                        Q.get(section, metric, p, n)))) for p in cmp])
+    hi = top_pending(R, section, "hwtimer")
+    g = [fmt_ratio(per_run(runs, lambda Q, p=p: ratio(
+        Q.get(section, metric, p, hi), Q.get(section, metric, p, PENDING[0]))))
+         for p in peers]
+    rows.append([f"growth 1k→{kfmt(hi or 0)}"] + g + [""] * len(cmp))
+    md.append(table(["pending"] + peers + ["hwtimer / " + p for p in cmp],
+                    rows))
+
+
+def contended_tables(md, R, runs):
+    """One table per vCPU count and operation: aggregate ns, scaling."""
+    for smp in smps(R):
+        for what, metric in [("arm+cancel", "armcancel_ns_per_pair"),
+                             ("modify", "modify_ns_per_op")]:
+            md.append(f"\n## Contended {what}, {smp} vCPUs: aggregate ns per "
+                      "op\n")
+            md.append("n workers, each a kthread bound to its own CPU, "
+                      "released together, each doing its own ops on its "
+                      "own timeouts against a shared background population "
+                      "(armed by the workers, each its share on its CPU). "
+                      "Aggregate ns per op = (last worker's end − first "
+                      "worker's start) ÷ (n × ops per worker); scaling = "
+                      "1-worker aggregate ns ÷ n-worker aggregate ns (n is "
+                      f"perfect). \"hwtimer\" is a one-base wheel, {PERCPU} "
+                      "one base per CPU.\n")
+            ns = workers(R, smp, metric, "timer_list")
+            rows = []
+            for n in ns:
+                rows.append([str(n)] +
+                            [fmt(cget(R, smp, metric, p, n)) for p in CPEERS] +
+                            [fmt_ratio(per_run(runs, lambda Q, p=p, n=n: ratio(
+                                cget(Q, smp, metric, PERCPU, n),
+                                cget(Q, smp, metric, p, n))))
+                             for p in CPEERS[1:]])
+            for n in ns[1:]:
+                rows.append([f"scaling ×{n}"] +
+                            [fmt_ratio(per_run(runs, lambda Q, p=p, n=n: scaling(
+                                Q, smp, metric, p, n))) for p in CPEERS] +
+                            [""] * (len(CPEERS) - 1))
+            md.append(table(["workers"] + CPEERS +
+                            [f"{PERCPU} / {p}" for p in CPEERS[1:]], rows))
+
+
+def plot_scaling(R, out):
+    """gnuplot lines of aggregate throughput against workers, or None."""
+    curves = []
+    for smp in smps(R):
+        for p in CPEERS:
+            ns = workers(R, smp, "armcancel_ns_per_pair", p)
+            if not ns:
+                continue
+            name = f"scaling-{p}-smp{smp}.dat"
+            with open(os.path.join(out, name), "w") as f:
+                for n in ns:
+                    v = cget(R, smp, "armcancel_ns_per_pair", p, n)
+                    f.write(f"{n} {1e3 / v if v else 'NaN'}\n")
+            curves.append(f'"{out}/{name}" using 1:2 with linespoints lw 2 '
+                          f'title "{p} ({smp} vCPUs)"')
+    if not curves:
+        return None
+    return f"""
+set terminal pngcairo size 800,500 font ",10" noenhanced
+set output "{out}/scaling.png"
+set title "Contended arm+cancel: aggregate throughput vs workers, one per CPU (qemu TCG)"
+unset logscale
+set xrange [0.5:*]
+set yrange [0:*]
+set xtics 1
+set xlabel "workers (kthreads on distinct CPUs)"
+set ylabel "arm+cancel pairs per µs, all workers"
+set key top left
+set grid
+plot {", ".join(curves)}
+"""
 
 
 def plots(R, cdf, out):
@@ -412,7 +708,7 @@ plot for [i=2:{len(PEERS) + 1}] "{out}/armcancel.dat" using 1:i with linespoints
         gp.append(f"""
 set terminal pngcairo size 800,500 font ",10" noenhanced
 set output "{out}/lateness.png"
-set title "Lateness seen by the process, 10k timeouts over 100 ms (qemu TCG)"
+set title "Lateness seen by the process, 10k timeouts over 1 s (qemu TCG)"
 unset logscale
 set logscale x
 set autoscale x
@@ -446,6 +742,9 @@ set boxwidth 0.6
 set grid ytics
 plot "{out}/ucost.dat" using 1:3:xtic(2) with boxes notitle, "" using 1:3:(sprintf("%.0f", $3)) with labels offset 0,1 notitle
 """)
+    sc = plot_scaling(R, out)
+    if sc:
+        gp.append(sc)
     script = os.path.join(out, "plots.gp")
     with open(script, "w") as f:
         f.write("\n".join(gp))
@@ -453,24 +752,43 @@ plot "{out}/ucost.dat" using 1:3:xtic(2) with boxes notitle, "" using 1:3:(sprin
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    rows, cdf, info, notok = parse(sys.argv[1])
-    out = sys.argv[2]
+    out = sys.argv[-1]
     os.makedirs(out, exist_ok=True)
-    R = Results(rows)
+    byrun, cdf, info, notok = {}, {}, {}, []
+    for i, path in enumerate(sys.argv[1:-1]):
+        rows, c, inf, nok = parse(path)
+        byrun.setdefault(inf.get("run", f"log{i}"), []).extend(rows)
+        notok += [f"{path}: {line}" for line in nok]
+        # The lateness plot and the header come from the first full boot.
+        if not cdf and c:
+            cdf = c
+        if not info or ("hwtimer_tick_ns" in inf and
+                        "hwtimer_tick_ns" not in info):
+            info = inf
+    runs = []
+    for rows in byrun.values():
+        Q = Results(rows)
+        Q.info = info
+        runs.append(Q)
+    R = Results.merge(runs)
     R.info = info
-    d = derived(R)
+    dv = {}
+    for Q in runs:
+        for metric, peer, param, v in derived(Q):
+            dv.setdefault((metric, peer, param), []).append(v)
+    d = [(m, p, n, Fig(v)) for (m, p, n), v in dv.items()]
     write_csv(R, d, os.path.join(out, "results.csv"))
-    write_md(R, info, os.path.join(out, "results.md"))
-    if rows:
+    write_md(R, runs, info, os.path.join(out, "results.md"))
+    if R.rows:
         plots(R, cdf, out)
     for line in notok:
         print(f"bench: {line}", file=sys.stderr)
-    print(f"bench: {len(rows)} measurements; see {out}/results.md")
-    for t, m, ok in targets(R):
+    print(f"bench: {len(R.rows)} figures from {len(runs)} run(s); see {out}/results.md")
+    for t, m, ok in targets(runs, R):
         print(f"  {'----' if ok is None else ('met ' if ok else 'MISS')}  {t}: {m}")
-    if not rows or notok:
+    if not R.rows or notok:
         sys.exit(1)
 
 

@@ -6,6 +6,7 @@
 #   BOUND is the wall-clock limit in seconds; a VM still running then is
 #   killed and the exit status is 124.
 #   --live also copies the console to stdout as it happens (make demo).
+#   HWTIMER_VM_SMP sets the vCPU count (default 2).
 set -euo pipefail
 
 live=0
@@ -30,8 +31,8 @@ append+=" loglevel=${HWTIMER_LOGLEVEL:-7} no_hash_pointers ${HWTIMER_APPEND:-}"
 
 rc=0
 timeout -k 10 "$bound" qemu-system-x86_64 -accel tcg -cpu max \
-	-m "${HWTIMER_VM_MEM:-1024}" -smp 2 -nographic -no-reboot -monitor none \
-	-nic none \
+	-m "${HWTIMER_VM_MEM:-1024}" -smp "${HWTIMER_VM_SMP:-2}" -nographic \
+	-no-reboot -monitor none -nic none \
 	"${con[@]}" -serial "file:$outdir/results.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	</dev/null 2>"$outdir/qemu.stderr" || rc=$?

@@ -13,29 +13,49 @@
  * each pass times every peer in turn (rotating who goes first), and each
  * figure is the fastest of @reps passes, the least disturbed one.
  *
+ *  - empty: the same pairs before any background timeout is armed, so
+ *    each peer's structure holds nothing else (timer_list's and hrtimer's
+ *    per-CPU bases still hold the kernel's own timers).
  *  - arm+cancel: with 1k, 10k, 100k and 1M other timeouts of its own kind
- *    pending (random deadlines from 1 s to 1 h; all four peers' populations
- *    are held at once), the cost of arming and at once cancelling each of
+ *    pending (random deadlines from 1 s to 1 h; every peer's population is
+ *    held at once), the cost of arming and at once cancelling each of
  *    @pairs further timeouts (random deadlines in the same range).
+ *  - modify: against the same populations, @pairs times a random pending
+ *    background timeout is moved to a new random deadline in that range
+ *    (hwtimer_modify(), mod_timer(), hrtimer_start() of a pending hrtimer,
+ *    mod_delayed_work()); ns per move.
  *  - slab: growth of the slab counters while a peer goes from 10k to 100k
  *    pending, per timeout. Every peer embeds its timeout in the caller's
  *    object, so this is about 0 for all; the object size is the real cost
  *    and is printed too.
+ *  - contended: one kthread bound to each online CPU; each arms its share
+ *    of a @max_pending background population on its own CPU, then, all
+ *    released together, each does @pairs arm+cancel pairs (and, in another
+ *    round, @pairs modifies of random timeouts of its share) on its own
+ *    timeouts. The figure is throughput based: the wall time from the
+ *    first worker's start to the last one's end, divided by the pairs of
+ *    all workers. It is taken with 1, 2, 4, ... workers up to one per CPU,
+ *    for hwtimer on a wheel with one base per CPU, hwtimer on a wheel with
+ *    one base, timer_list and hrtimer.
  *  - expiry: @expiry_n timeouts armed for one and the same deadline; the
  *    time from the first callback to the last, per expiry. hwtimer runs
  *    twice: with its default pool of workers and with a single worker.
  *
- * hwtimer runs on private wheels ("bench", "bench-1w", and "bench-abs" and
- * "bench-nopin" for the diagnostic variants) with the default tick, so the
- * module's default wheel stays idle for the idle test.
+ * hwtimer runs on private wheels ("bench", "bench-percpu", "bench-1w", and
+ * "bench-abs" and "bench-nopin" for the diagnostic variants) with the
+ * default tick, so the module's default wheel stays idle for the idle test.
+ * "hwtimer" is a wheel with one base, "hwtimer-percpu" one created with
+ * %HWTIMER_WHEEL_PERCPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -45,6 +65,7 @@
 #include <linux/vmalloc.h>
 #include <linux/slab.h>
 #include <linux/vmstat.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -70,8 +91,19 @@ static unsigned int expiry_n = 100000;
 module_param(expiry_n, uint, 0444);
 MODULE_PARM_DESC(expiry_n, "Timeouts expiring in the same tick (default 100000)");
 
-/* Background populations measured, smallest first, capped by max_pending. */
-static const unsigned long bench_pending[] = { 1000, 10000, 100000, 1000000 };
+static bool single = true;
+module_param(single, bool, 0444);
+MODULE_PARM_DESC(single, "Run the one-thread parts: parts, empty, arm+cancel, modify, expiry (default 1)");
+
+static bool contended = true;
+module_param(contended, bool, 0444);
+MODULE_PARM_DESC(contended, "Run the contended part, one kthread per CPU (default 1)");
+
+/*
+ * Background populations measured, smallest first, capped by max_pending;
+ * 0 is the empty run.
+ */
+static const unsigned long bench_pending[] = { 0, 1000, 10000, 100000, 1000000 };
 
 /* Shortest and longest random deadline of a background or pair timeout. */
 #define BENCH_MIN_NS	(1ULL * NSEC_PER_SEC)
@@ -90,11 +122,11 @@ static u64 first_ns, last_ns;
 static DECLARE_COMPLETION(fire_done);
 
 /*
- * Private wheels of the hwtimer peers: default workers, one worker, and one
- * for each diagnostic variant, so every wheel holds only its own peer's
+ * Private wheels of the hwtimer peers: default workers, one base per CPU,
+ * one worker, and one for each diagnostic variant, so every wheel holds only its own peer's
  * population.
  */
-static struct hwtimer_wheel *bench_wheel, *bench_wheel1;
+static struct hwtimer_wheel *bench_wheel, *bench_wheel1, *bench_wheelp;
 static struct hwtimer_wheel *wheel_abs, *wheel_nopin;
 
 /* Count one expiry; note the first and the last. Any context. */
@@ -119,8 +151,10 @@ static void note_fire(void)
  * @arm_at: arm @p for absolute CLOCK_MONOTONIC time @ns (jiffies @jif)
  * @cancel: cancel @p without waiting
  * @cancel_sync: cancel @p and wait for its callback
+ * @modify: move pending @p to expire in @ns (@jif) from now; NULL: not run
  * @armcancel: measured in the arm+cancel runs
  * @expiry: measured in the expiry runs
+ * @contended: measured in the contended runs
  */
 struct bench_peer {
 	const char *name;
@@ -130,8 +164,10 @@ struct bench_peer {
 	void (*arm_at)(void *p, u64 ns, unsigned long jif);
 	void (*cancel)(void *p);
 	void (*cancel_sync)(void *p);
+	void (*modify)(void *p, u64 ns, unsigned long jif);
 	bool armcancel;
 	bool expiry;
+	bool contended;
 };
 
 /* timer_list: mod_timer() and timer_delete() */
@@ -158,6 +194,11 @@ static void tl_arm(void *p, u64 ns, unsigned long jif)
 static void tl_arm_at(void *p, u64 ns, unsigned long jif)
 {
 	mod_timer(p, jif);
+}
+
+static void tl_modify(void *p, u64 ns, unsigned long jif)
+{
+	mod_timer(p, jiffies + jif);
 }
 
 static void tl_cancel(void *p)
@@ -201,6 +242,12 @@ static void hr_arm_at(void *p, u64 ns, unsigned long jif)
 	hrtimer_start(p, ns_to_ktime(ns), HRTIMER_MODE_ABS);
 }
 
+/* hrtimer_start() of a pending hrtimer moves it, as hrtimer_forward would not. */
+static void hr_modify(void *p, u64 ns, unsigned long jif)
+{
+	hrtimer_start(p, ns_to_ktime(ns), HRTIMER_MODE_REL);
+}
+
 static void hr_cancel(void *p)
 {
 	hrtimer_try_to_cancel(p);
@@ -237,6 +284,11 @@ static void dw_arm_at(void *p, u64 ns, unsigned long jif)
 	long d = (long)(jif - jiffies);
 
 	mod_delayed_work(system_wq, p, d > 0 ? d : 0);
+}
+
+static void dw_modify(void *p, u64 ns, unsigned long jif)
+{
+	mod_delayed_work(system_wq, p, jif);
 }
 
 static void dw_cancel(void *p)
@@ -304,6 +356,21 @@ static void hw1_arm_at(void *p, u64 ns, unsigned long jif)
 	hwtimer_arm(bench_wheel1, p, ns, 0, HWTIMER_ABS);
 }
 
+static void hwp_arm(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheelp, p, ns, 0, 0);
+}
+
+static void hwp_arm_at(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheelp, p, ns, 0, HWTIMER_ABS);
+}
+
+static void hw_modify(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_modify(p, ns, 0);
+}
+
 static void hw_cancel(void *p)
 {
 	hwtimer_cancel(p);
@@ -314,21 +381,39 @@ static void hw_cancel_sync(void *p)
 	hwtimer_cancel_sync(p);
 }
 
+#define HW_SIZE	sizeof(struct hwtimer_timeout)
+
 static const struct bench_peer peers[] = {
-	{ "hwtimer", sizeof(struct hwtimer_timeout), hw_init, hw_arm,
-	  hw_arm_at, hw_cancel, hw_cancel_sync, true, true },
-	{ "timer_list", sizeof(struct timer_list), tl_init, tl_arm,
-	  tl_arm_at, tl_cancel, tl_cancel_sync, true, true },
-	{ "hrtimer", sizeof(struct hrtimer), hr_init, hr_arm,
-	  hr_arm_at, hr_cancel, hr_cancel_sync, true, true },
-	{ "delayed_work", sizeof(struct delayed_work), dw_init, dw_arm,
-	  dw_arm_at, dw_cancel, dw_cancel_sync, true, true },
-	{ "hwtimer-abs", sizeof(struct hwtimer_timeout), hw_init, hw_arm_abs,
-	  NULL, hw_cancel, hw_cancel_sync, true, false },
-	{ "hwtimer-abs-nopin", sizeof(struct hwtimer_timeout), hw_init_nopin,
-	  hw_arm_abs_nopin, NULL, hw_cancel, hw_cancel_sync, true, false },
-	{ "hwtimer-1worker", sizeof(struct hwtimer_timeout), hw_init, NULL,
-	  hw1_arm_at, hw_cancel, hw_cancel_sync, false, true },
+	{ .name = "hwtimer", .size = HW_SIZE, .init = hw_init,
+	  .arm = hw_arm, .arm_at = hw_arm_at, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .modify = hw_modify,
+	  .armcancel = true, .expiry = true, .contended = true },
+	{ .name = "hwtimer-percpu", .size = HW_SIZE, .init = hw_init,
+	  .arm = hwp_arm, .arm_at = hwp_arm_at, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .modify = hw_modify,
+	  .armcancel = true, .contended = true },
+	{ .name = "timer_list", .size = sizeof(struct timer_list),
+	  .init = tl_init, .arm = tl_arm, .arm_at = tl_arm_at,
+	  .cancel = tl_cancel, .cancel_sync = tl_cancel_sync,
+	  .modify = tl_modify, .armcancel = true, .expiry = true,
+	  .contended = true },
+	{ .name = "hrtimer", .size = sizeof(struct hrtimer), .init = hr_init,
+	  .arm = hr_arm, .arm_at = hr_arm_at, .cancel = hr_cancel,
+	  .cancel_sync = hr_cancel_sync, .modify = hr_modify,
+	  .armcancel = true, .expiry = true, .contended = true },
+	{ .name = "delayed_work", .size = sizeof(struct delayed_work),
+	  .init = dw_init, .arm = dw_arm, .arm_at = dw_arm_at,
+	  .cancel = dw_cancel, .cancel_sync = dw_cancel_sync,
+	  .modify = dw_modify, .armcancel = true, .expiry = true },
+	{ .name = "hwtimer-abs", .size = HW_SIZE, .init = hw_init,
+	  .arm = hw_arm_abs, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .armcancel = true },
+	{ .name = "hwtimer-abs-nopin", .size = HW_SIZE, .init = hw_init_nopin,
+	  .arm = hw_arm_abs_nopin, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .armcancel = true },
+	{ .name = "hwtimer-1worker", .size = HW_SIZE, .init = hw_init,
+	  .arm_at = hw1_arm_at, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .expiry = true },
 };
 
 #define BENCH_NPEERS	ARRAY_SIZE(peers)
@@ -370,7 +455,8 @@ static unsigned long *pair_jif;
  * @bg: the background population, max_pending objects
  * @pobj: the pair objects, @pairs of them
  * @nbg: background objects armed so far
- * @best: fastest pass at the current population, ns for all pairs
+ * @best: fastest arm+cancel pass at the current population, ns for all pairs
+ * @best_mod: fastest modify pass at the current population, ns for all moves
  * @ready: the pair objects are initialised
  */
 struct peer_run {
@@ -378,6 +464,7 @@ struct peer_run {
 	void *pobj;
 	unsigned long nbg;
 	u64 best;
+	u64 best_mod;
 	bool ready;
 };
 
@@ -394,6 +481,27 @@ static u64 time_pairs(const struct bench_peer *pp, void *pobj)
 
 		pp->arm(p, pair_ns[i], pair_jif[i]);
 		pp->cancel(p);
+	}
+	return ktime_get_ns() - t0;
+}
+
+/*
+ * One pass of @pairs moves: background object @idx[i] of @bg goes to the
+ * deadline pair_ns[(i + @rot) % pairs], so that pass after pass a timeout
+ * gets a new deadline, not the one it has (which mod_timer() short-cuts).
+ * Elapsed ns.
+ */
+static u64 time_modify(const struct bench_peer *pp, void *bg, const u32 *idx,
+		       unsigned int rot)
+{
+	unsigned int i, j = rot % pairs;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < pairs; i++) {
+		pp->modify(obj(bg, pp->size, idx[i]), pair_ns[j], pair_jif[j]);
+		if (++j == pairs)
+			j = 0;
 	}
 	return ktime_get_ns() - t0;
 }
@@ -439,13 +547,70 @@ static void drop(const struct bench_peer *pp, struct peer_run *pr)
 	vfree(pr->bg);
 }
 
-/* Arm+cancel against growing background populations, peers interleaved. */
+/* Fill @idx with @pairs random indices below @n. */
+static void rand_indices(u32 *idx, unsigned long n)
+{
+	unsigned int i;
+
+	for (i = 0; i < pairs; i++)
+		idx[i] = get_random_u32() % n;
+}
+
+/*
+ * @reps passes at one population of @want, peers taking turns: arm+cancel,
+ * and modify of the background objects @idx when there are any.
+ */
+static void measure(struct peer_run *pr, unsigned long want, const u32 *idx)
+{
+	unsigned int p, r, i;
+
+	for (p = 0; p < BENCH_NPEERS; p++) {
+		pr[p].best = U64_MAX;
+		pr[p].best_mod = U64_MAX;
+	}
+	for (r = 0; r < reps; r++) {
+		for (i = 0; i < BENCH_NPEERS; i++) {
+			const struct bench_peer *pp;
+
+			p = (r + i) % BENCH_NPEERS;
+			pp = &peers[p];
+			if (!pp->armcancel)
+				continue;
+			pr[p].best = min(pr[p].best, time_pairs(pp, pr[p].pobj));
+			cond_resched();
+			if (!want || !pp->modify)
+				continue;
+			pr[p].best_mod = min(pr[p].best_mod,
+					     time_modify(pp, pr[p].bg, idx,
+							 r * 997));
+			cond_resched();
+		}
+	}
+	for (p = 0; p < BENCH_NPEERS; p++) {
+		if (!peers[p].armcancel)
+			continue;
+		emit(want ? "armcancel" : "empty", "ns_per_pair", peers[p].name,
+		     want, div64_u64(pr[p].best * 10, pairs), "ns");
+		if (pr[p].best_mod != U64_MAX)
+			emit("modify", "ns_per_op", peers[p].name, want,
+			     div64_u64(pr[p].best_mod * 10, pairs), "ns");
+	}
+}
+
+/*
+ * Arm+cancel and modify against growing background populations (the
+ * first, 0, is the empty run), peers interleaved.
+ */
 static int bench_armcancel(void)
 {
 	struct peer_run pr[BENCH_NPEERS] = {};
-	unsigned int p, r, k, i;
+	unsigned int p, k, i;
+	u32 *idx;
 	int ret = -ENOMEM;
 
+	idx = kvmalloc_array(pairs, sizeof(*idx), GFP_KERNEL);
+	if (!idx)
+		return -ENOMEM;
 	for (p = 0; p < BENCH_NPEERS; p++) {
 		if (!peers[p].armcancel)
 			continue;
@@ -463,32 +628,18 @@ static int bench_armcancel(void)
 
 		if (want > max_pending)
 			break;
-		for (p = 0; p < BENCH_NPEERS; p++) {
-			if (!peers[p].armcancel)
-				continue;
-			grow(&peers[p], &pr[p], want);
-			pr[p].best = U64_MAX;
-		}
-		for (r = 0; r < reps; r++) {
-			for (i = 0; i < BENCH_NPEERS; i++) {
-				p = (r + i) % BENCH_NPEERS;
-				if (!peers[p].armcancel)
-					continue;
-				pr[p].best = min(pr[p].best,
-						 time_pairs(&peers[p], pr[p].pobj));
-				cond_resched();
-			}
-		}
 		for (p = 0; p < BENCH_NPEERS; p++)
 			if (peers[p].armcancel)
-				emit("armcancel", "ns_per_pair", peers[p].name,
-				     want, div64_u64(pr[p].best * 10, pairs),
-				     "ns");
+				grow(&peers[p], &pr[p], want);
+		if (want)
+			rand_indices(idx, want);
+		measure(pr, want, idx);
 	}
 	ret = 0;
 out_drop:
 	for (p = 0; p < BENCH_NPEERS; p++)
 		drop(&peers[p], &pr[p]);
+	kvfree(idx);
 	return ret;
 }
 
@@ -577,6 +728,325 @@ static void bench_expiry_all(void)
 		emit("expiry", "last_late", peers[p].name, expiry_n,
 		     best[p].last_late * 10, "ns");
 	}
+}
+
+/*
+ * The contended runs. One worker kthread per online CPU, bound to it, takes
+ * jobs from the insmod task: a job is published by bumping cjob_gen, and
+ * the last worker to finish completes cjob_done. Timed jobs start with all
+ * their workers spinning at a barrier, so they run at once.
+ */
+
+/* What a worker does with the current job's peer. */
+enum cjob_kind {
+	CJOB_SETUP,	/* init its pair objects, arm its background share */
+	CJOB_PAIRS,	/* timed: @pairs arm+cancel pairs on its pair objects */
+	CJOB_MODIFY,	/* timed: @pairs moves of its background timeouts */
+	CJOB_TEARDOWN,	/* cancel its pair objects and background share */
+};
+
+/**
+ * struct cworker - one contended worker
+ * @task: its kthread, bound to its CPU
+ * @id: index among the workers, 0 first
+ * @pobj: its pair objects, @pairs of them, per contended peer
+ * @idx: random indices into its background share, @pairs of them
+ * @t0: start of its last timed job (ktime_get_ns())
+ * @t1: end of its last timed job
+ */
+struct cworker {
+	struct task_struct *task;
+	unsigned int id;
+	void *pobj[BENCH_NPEERS];
+	u32 *idx;
+	u64 t0;
+	u64 t1;
+};
+
+/* The job the workers run; written by the insmod task before cjob_gen. */
+static enum cjob_kind cjob_kind;
+static unsigned int cjob_peer;
+/* Workers with @id below this take part; the others only check in. */
+static unsigned int cjob_active;
+/* Deadline rotation of a modify job, as time_modify()'s @rot. */
+static unsigned int cjob_rot;
+/* Bumped (release) to publish a job; workers wait on cjob_wq for it. */
+static unsigned long cjob_gen;
+static DECLARE_WAIT_QUEUE_HEAD(cjob_wq);
+/* Workers at the start barrier of the current timed job. */
+static atomic_t cjob_arrived;
+/* Workers that have not finished the current job; the last completes. */
+static atomic_t cjob_left;
+static DECLARE_COMPLETION(cjob_done);
+
+/* Background populations of the contended peers and each worker's share. */
+static void *cbg[BENCH_NPEERS];
+static unsigned long cshare;
+
+/* Spin until all cjob_active workers have arrived, then note the start. */
+static void cjob_barrier(struct cworker *cw)
+{
+	atomic_inc(&cjob_arrived);
+	while (atomic_read(&cjob_arrived) < cjob_active)
+		cpu_relax();
+	cw->t0 = ktime_get_ns();
+}
+
+static void cjob_setup(struct cworker *cw, const struct bench_peer *pp,
+		       void *bg)
+{
+	unsigned long i;
+	u64 ns;
+
+	for (i = 0; i < pairs; i++)
+		pp->init(obj(cw->pobj[cjob_peer], pp->size, i), false);
+	for (i = 0; i < cshare; i++) {
+		ns = rand_delay();
+		pp->init(obj(bg, pp->size, i), false);
+		pp->arm(obj(bg, pp->size, i), ns, nsecs_to_jiffies(ns));
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+}
+
+static void cjob_teardown(struct cworker *cw, const struct bench_peer *pp,
+			  void *bg)
+{
+	unsigned long i;
+
+	for (i = 0; i < pairs; i++)
+		pp->cancel_sync(obj(cw->pobj[cjob_peer], pp->size, i));
+	for (i = 0; i < cshare; i++) {
+		pp->cancel_sync(obj(bg, pp->size, i));
+		if (!(i & BENCH_RESCHED_MASK))
+			cond_resched();
+	}
+}
+
+/* Run the current job's part of worker @cw. */
+static void cjob_run(struct cworker *cw)
+{
+	const struct bench_peer *pp = &peers[cjob_peer];
+	void *bg = obj(cbg[cjob_peer], pp->size, cw->id * cshare);
+	void *pobj = cw->pobj[cjob_peer];
+	unsigned int i;
+
+	switch (cjob_kind) {
+	case CJOB_SETUP:
+		cjob_setup(cw, pp, bg);
+		break;
+	case CJOB_PAIRS:
+		cjob_barrier(cw);
+		for (i = 0; i < pairs; i++) {
+			pp->arm(obj(pobj, pp->size, i), pair_ns[i], pair_jif[i]);
+			pp->cancel(obj(pobj, pp->size, i));
+		}
+		cw->t1 = ktime_get_ns();
+		break;
+	case CJOB_MODIFY:
+		cjob_barrier(cw);
+		time_modify(pp, bg, cw->idx, cjob_rot);
+		cw->t1 = ktime_get_ns();
+		break;
+	case CJOB_TEARDOWN:
+		cjob_teardown(cw, pp, bg);
+		break;
+	}
+}
+
+static int cworker_fn(void *data)
+{
+	struct cworker *cw = data;
+	unsigned long seen = 0;
+
+	for (;;) {
+		/* Pairs with cjob()'s release: the job is read after its gen. */
+		wait_event_idle(cjob_wq, smp_load_acquire(&cjob_gen) != seen ||
+				kthread_should_stop());
+		if (kthread_should_stop())
+			break;
+		/* As above: the job's fields are read after this. */
+		seen = smp_load_acquire(&cjob_gen);
+		if (cw->id < cjob_active)
+			cjob_run(cw);
+		if (atomic_dec_and_test(&cjob_left))
+			complete(&cjob_done);
+	}
+	return 0;
+}
+
+/* Run one job on @nw workers, @active of them taking part; wait for it. */
+static void cjob(struct cworker *cw, unsigned int nw, enum cjob_kind kind,
+		 unsigned int peer, unsigned int active)
+{
+	cjob_kind = kind;
+	cjob_peer = peer;
+	cjob_active = active;
+	cjob_rot += 997;
+	atomic_set(&cjob_arrived, 0);
+	atomic_set(&cjob_left, nw);
+	reinit_completion(&cjob_done);
+	/* Publish the job's fields before its gen; workers acquire it. */
+	smp_store_release(&cjob_gen, cjob_gen + 1);
+	wake_up_all(&cjob_wq);
+	wait_for_completion(&cjob_done);
+}
+
+/* Wall time of the last timed job: first start to last end, in ns. */
+static u64 cjob_wall(const struct cworker *cw, unsigned int active)
+{
+	u64 t0 = U64_MAX, t1 = 0;
+	unsigned int i;
+
+	for (i = 0; i < active; i++) {
+		t0 = min(t0, cw[i].t0);
+		t1 = max(t1, cw[i].t1);
+	}
+	return t1 - t0;
+}
+
+/* The worker counts measured: 1, 2, 4, ... and @nw. */
+static unsigned int next_count(unsigned int n, unsigned int nw)
+{
+	return n * 2 < nw ? n * 2 : (n < nw ? nw : 0);
+}
+
+/*
+ * @reps passes, the peers taking turns; each pass times arm+cancel and
+ * modify with every worker count. Fastest wall time kept per figure.
+ */
+static void contended_measure(struct cworker *cw, unsigned int nw)
+{
+	static u64 best[BENCH_NPEERS][2][BITS_PER_LONG];
+	unsigned int p, r, i, n, k;
+	u64 v;
+
+	memset(best, 0xff, sizeof(best));
+	for (r = 0; r < reps; r++) {
+		for (i = 0; i < BENCH_NPEERS; i++) {
+			p = (r + i) % BENCH_NPEERS;
+			if (!peers[p].contended)
+				continue;
+			for (n = 1, k = 0; n; n = next_count(n, nw), k++) {
+				cjob(cw, nw, CJOB_PAIRS, p, n);
+				v = cjob_wall(cw, n);
+				best[p][0][k] = min(best[p][0][k], v);
+				cjob(cw, nw, CJOB_MODIFY, p, n);
+				v = cjob_wall(cw, n);
+				best[p][1][k] = min(best[p][1][k], v);
+			}
+		}
+	}
+	for (p = 0; p < BENCH_NPEERS; p++) {
+		if (!peers[p].contended)
+			continue;
+		for (n = 1, k = 0; n; n = next_count(n, nw), k++) {
+			emit("contended", "armcancel_ns_per_pair", peers[p].name,
+			     n, div64_u64(best[p][0][k] * 10, (u64)n * pairs),
+			     "ns");
+			emit("contended", "modify_ns_per_op", peers[p].name, n,
+			     div64_u64(best[p][1][k] * 10, (u64)n * pairs), "ns");
+		}
+	}
+}
+
+/*
+ * Start a bound worker on every online CPU, at most @n; *@nw says how many
+ * started. The array has @n entries, to be freed by cworkers_stop().
+ */
+static struct cworker *cworkers_start(unsigned int n, unsigned int *nw)
+{
+	struct cworker *cw = kcalloc(n, sizeof(*cw), GFP_KERNEL);
+	unsigned int i = 0, p, cpu;
+
+	*nw = 0;
+	if (!cw)
+		return NULL;
+	for_each_online_cpu(cpu) {
+		if (i == n)
+			break;
+		cw[i].id = i;
+		cw[i].idx = kvmalloc_array(pairs, sizeof(u32), GFP_KERNEL);
+		if (!cw[i].idx)
+			break;
+		rand_indices(cw[i].idx, cshare);
+		for (p = 0; p < BENCH_NPEERS; p++) {
+			if (!peers[p].contended)
+				continue;
+			cw[i].pobj[p] = vzalloc(array_size(pairs, peers[p].size));
+			if (!cw[i].pobj[p])
+				return cw;
+		}
+		cw[i].task = kthread_create_on_cpu(cworker_fn, &cw[i], cpu,
+						   "hwtimer_bench/%u");
+		if (IS_ERR(cw[i].task)) {
+			cw[i].task = NULL;
+			return cw;
+		}
+		wake_up_process(cw[i].task);
+		*nw = ++i;
+	}
+	return cw;
+}
+
+/* Stop the workers of @cw, an array of @n, and free it. */
+static void cworkers_stop(struct cworker *cw, unsigned int n)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < n; i++) {
+		if (cw[i].task)
+			kthread_stop(cw[i].task);
+		for (p = 0; p < BENCH_NPEERS; p++)
+			vfree(cw[i].pobj[p]);
+		kvfree(cw[i].idx);
+	}
+	kfree(cw);
+}
+
+/*
+ * Contended arm+cancel and modify: a background population of max_pending
+ * per peer, each worker arming its share on its CPU, then the timed jobs.
+ */
+static int bench_contended(void)
+{
+	unsigned int ncpu = num_online_cpus(), nw, p;
+	struct cworker *cw;
+	int ret = -ENOMEM;
+
+	cshare = max_pending / ncpu;
+	if (!cshare)
+		return -EINVAL;
+	for (p = 0; p < BENCH_NPEERS; p++) {
+		if (!peers[p].contended)
+			continue;
+		cbg[p] = vzalloc(array_size(max_pending, peers[p].size));
+		if (!cbg[p])
+			goto out_free;
+	}
+	cw = cworkers_start(ncpu, &nw);
+	if (!cw)
+		goto out_free;
+	if (nw != ncpu)
+		goto out_stop;
+	pr_info("contended: %u workers, %lu background timeouts each, %u pairs each\n",
+		nw, cshare, pairs);
+	for (p = 0; p < BENCH_NPEERS; p++)
+		if (peers[p].contended)
+			cjob(cw, nw, CJOB_SETUP, p, nw);
+	contended_measure(cw, nw);
+	for (p = 0; p < BENCH_NPEERS; p++)
+		if (peers[p].contended)
+			cjob(cw, nw, CJOB_TEARDOWN, p, nw);
+	ret = 0;
+out_stop:
+	cworkers_stop(cw, ncpu);
+out_free:
+	for (p = 0; p < BENCH_NPEERS; p++) {
+		vfree(cbg[p]);
+		cbg[p] = NULL;
+	}
+	return ret;
 }
 
 /* Iterations of each primitive timed by bench_parts(). */
@@ -706,6 +1176,8 @@ static void bench_parts(void)
 static int __init hwtimer_bench_init(void)
 {
 	struct hwtimer_wheel_params wp = { .name = "bench" };
+	struct hwtimer_wheel_params wpp = { .name = "bench-percpu",
+					    .flags = HWTIMER_WHEEL_PERCPU };
 	struct hwtimer_wheel_params wp1 = { .name = "bench-1w", .workers = 1 };
 	struct hwtimer_wheel_params wpa = { .name = "bench-abs" };
 	struct hwtimer_wheel_params wpn = { .name = "bench-nopin" };
@@ -727,10 +1199,15 @@ static int __init hwtimer_bench_init(void)
 		ret = PTR_ERR(bench_wheel);
 		goto err_free;
 	}
+	bench_wheelp = hwtimer_wheel_create(&wpp);
+	if (IS_ERR(bench_wheelp)) {
+		ret = PTR_ERR(bench_wheelp);
+		goto err_destroy_wheel;
+	}
 	bench_wheel1 = hwtimer_wheel_create(&wp1);
 	if (IS_ERR(bench_wheel1)) {
 		ret = PTR_ERR(bench_wheel1);
-		goto err_destroy_wheel;
+		goto err_destroy_wheelp;
 	}
 	wheel_abs = hwtimer_wheel_create(&wpa);
 	if (IS_ERR(wheel_abs)) {
@@ -743,21 +1220,31 @@ static int __init hwtimer_bench_init(void)
 		goto err_destroy_wheel_abs;
 	}
 
-	pr_info("start: pairs %u reps %u max_pending %lu expiry_n %u expiry_reps %u HZ %d\n",
-		pairs, reps, max_pending, expiry_n, expiry_reps, HZ);
-	for (i = 0; i < ARRAY_SIZE(peers); i++)
-		emit("memory", "sizeof", peers[i].name, 0, peers[i].size * 10,
-		     "bytes");
-	bench_parts();
-	ret = bench_armcancel();
-	if (ret)
-		pr_err("arm+cancel failed: %d\n", ret);
-	bench_expiry_all();
+	pr_info("start: pairs %u reps %u max_pending %lu expiry_n %u expiry_reps %u HZ %d cpus %u\n",
+		pairs, reps, max_pending, expiry_n, expiry_reps, HZ,
+		num_online_cpus());
+	if (single) {
+		for (i = 0; i < ARRAY_SIZE(peers); i++)
+			emit("memory", "sizeof", peers[i].name, 0,
+			     peers[i].size * 10, "bytes");
+		bench_parts();
+		ret = bench_armcancel();
+		if (ret)
+			pr_err("arm+cancel failed: %d\n", ret);
+	}
+	if (contended) {
+		ret = bench_contended();
+		if (ret)
+			pr_err("contended failed: %d\n", ret);
+	}
+	if (single)
+		bench_expiry_all();
 	pr_info("done\n");
 
 	hwtimer_wheel_destroy(wheel_nopin);
 	hwtimer_wheel_destroy(wheel_abs);
 	hwtimer_wheel_destroy(bench_wheel1);
+	hwtimer_wheel_destroy(bench_wheelp);
 	hwtimer_wheel_destroy(bench_wheel);
 	kvfree(pair_jif);
 	kvfree(pair_ns);
@@ -767,6 +1254,8 @@ err_destroy_wheel_abs:
 	hwtimer_wheel_destroy(wheel_abs);
 err_destroy_wheel1:
 	hwtimer_wheel_destroy(bench_wheel1);
+err_destroy_wheelp:
+	hwtimer_wheel_destroy(bench_wheelp);
 err_destroy_wheel:
 	hwtimer_wheel_destroy(bench_wheel);
 err_free:

@@ -10,13 +10,17 @@
  *  cost    per timeout armed and then cancelled, -n timeouts at a time:
  *          all are armed (random deadlines 1 s - 1 h), then all cancelled.
  *          hwtimer with one ioctl per op and with BATCH of 64 and 1024;
- *          timerfd_settime() arm and disarm on pre-created timerfds; and
- *          timerfd_create() + timerfd_settime() + close() per timeout.
+ *          io_uring with IORING_OP_TIMEOUT and IORING_OP_TIMEOUT_REMOVE,
+ *          1024 per io_uring_enter(), every completion reaped; an event
+ *          loop's way: a userspace binary heap with one timerfd armed for
+ *          its earliest deadline; timerfd_settime() arm and disarm on
+ *          pre-created timerfds; and timerfd_create() + timerfd_settime()
+ *          + close() per timeout.
  *          Methods take turns over -r rounds; each keeps its fastest.
  *  memory  /proc/meminfo Slab (and MemFree) growth per pending timeout:
  *          hwtimer at -m pending, timerfd at as many as RLIMIT_NOFILE
  *          allows (raised to -m + 64 as root), both armed 1 h away.
- *  lateness -l timeouts with deadlines spread at random over 100 ms, armed
+ *  lateness -l timeouts with deadlines spread at random over 1 s, armed
  *          ahead of time; lateness is the time the process sees the expiry
  *          (read() of the hwtimer record, epoll + read() of the timerfd)
  *          minus the deadline. p50, p99, max, and early (seen before the
@@ -43,6 +47,7 @@
 #include <unistd.h>
 
 #include <linux/hwtimer.h>
+#include <liburing.h>
 
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MS	1000000ULL
@@ -50,7 +55,7 @@
 #define FAR_MIN_NS	(1ULL * NSEC_PER_SEC)
 #define FAR_MAX_NS	(3600ULL * NSEC_PER_SEC)
 /* Lateness run: deadlines spread over this window ... */
-#define LAT_SPREAD_NS	(100ULL * NSEC_PER_MS)
+#define LAT_SPREAD_NS	(1000ULL * NSEC_PER_MS)
 /* ... starting this long after arming began, so all are armed in time. */
 #define LAT_LEAD_NS	(1500ULL * NSEC_PER_MS)
 /* Wait after a step before reading /proc/meminfo: vmstat folds per-cpu
@@ -281,6 +286,220 @@ static double tfd_create_cost(const uint64_t *delay, unsigned int n)
 	return (double)(now_ns() - t0) / n;
 }
 
+/* io_uring: IORING_OP_TIMEOUT and IORING_OP_TIMEOUT_REMOVE, 1024 per enter */
+
+#define URING_BATCH	1024
+/* user_data of a remove; a timeout's is its index + 1. */
+#define URING_REMOVE	(1ULL << 63)
+
+/* Take every completion there is; wait for one when @wait and none is. */
+static unsigned int uring_reap(struct io_uring *ring, bool wait)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+
+	if (wait && io_uring_wait_cqe(ring, &cqe))
+		die("io_uring_wait_cqe");
+	io_uring_for_each_cqe(ring, head, cqe) {
+		/* A remove must find its timeout; a timeout ends cancelled. */
+		if ((cqe->user_data & URING_REMOVE) ? cqe->res != 0 :
+		    cqe->res != -ECANCELED) {
+			errno = cqe->res < 0 ? -cqe->res : EPROTO;
+			die("io_uring completion %llx",
+			    (unsigned long long)cqe->user_data);
+		}
+		n++;
+	}
+	io_uring_cq_advance(ring, n);
+	return n;
+}
+
+static void uring_submit(struct io_uring *ring, unsigned int n)
+{
+	if (io_uring_submit(ring) != (int)n)
+		die("io_uring_submit");
+}
+
+/*
+ * Arm @n timeouts in submissions of URING_BATCH, then remove them all the
+ * same way; every timeout and every remove completes: ns per timeout.
+ */
+static double uring_cost(const uint64_t *delay, unsigned int n)
+{
+	struct __kernel_timespec *ts = calloc(n, sizeof(*ts));
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE,
+		.cq_entries = 4 * URING_BATCH,
+	};
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	unsigned int i, k, got = 0;
+	uint64_t t0, t1;
+	int ret;
+
+	if (!ts)
+		die("calloc");
+	ret = io_uring_queue_init_params(URING_BATCH, &ring, &p);
+	if (ret) {
+		errno = -ret;
+		die("io_uring_queue_init");
+	}
+	for (i = 0; i < n; i++) {
+		ts[i].tv_sec = delay[i] / NSEC_PER_SEC;
+		ts[i].tv_nsec = delay[i] % NSEC_PER_SEC;
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < URING_BATCH && i + k < n; k++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_timeout(sqe, &ts[i + k], 0, 0);
+			sqe->user_data = i + k + 1;
+		}
+		uring_submit(&ring, k);
+	}
+	t1 = now_ns();
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < URING_BATCH && i + k < n; k++) {
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_timeout_remove(sqe, i + k + 1, 0);
+			sqe->user_data = URING_REMOVE | (i + k);
+		}
+		uring_submit(&ring, k);
+		got += uring_reap(&ring, false);
+	}
+	while (got < 2 * n)
+		got += uring_reap(&ring, true);
+	last_arm_ns = (double)(t1 - t0) / n;
+	t1 = now_ns();
+	io_uring_queue_exit(&ring);
+	free(ts);
+	return (double)(t1 - t0) / n;
+}
+
+/*
+ * What an event loop does: its timeouts in a binary min-heap by deadline,
+ * one timerfd armed (absolute) for the earliest, re-armed only when the
+ * earliest changes. The loop's cached clock is read once per batch.
+ */
+
+/**
+ * struct heap_timeout - one timeout of the heap peer
+ * @deadline: absolute CLOCK_MONOTONIC ns
+ * @pos: index in the heap, or -1 when not in it
+ */
+struct heap_timeout {
+	uint64_t deadline;
+	int pos;
+};
+
+/**
+ * struct heap_loop - the event loop's timeouts
+ * @h: min-heap of timeouts by deadline
+ * @n: timeouts in @h
+ * @armed: deadline the timerfd is armed for, 0 when disarmed
+ * @fd: the one timerfd
+ */
+struct heap_loop {
+	struct heap_timeout **h;
+	unsigned int n;
+	uint64_t armed;
+	int fd;
+};
+
+static void heap_set(struct heap_loop *l, unsigned int i, struct heap_timeout *t)
+{
+	l->h[i] = t;
+	t->pos = i;
+}
+
+static void heap_up(struct heap_loop *l, unsigned int i)
+{
+	struct heap_timeout *t = l->h[i];
+
+	while (i && l->h[(i - 1) / 2]->deadline > t->deadline) {
+		heap_set(l, i, l->h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(l, i, t);
+}
+
+static void heap_down(struct heap_loop *l, unsigned int i)
+{
+	struct heap_timeout *t = l->h[i];
+	unsigned int c;
+
+	while ((c = 2 * i + 1) < l->n) {
+		if (c + 1 < l->n && l->h[c + 1]->deadline < l->h[c]->deadline)
+			c++;
+		if (l->h[c]->deadline >= t->deadline)
+			break;
+		heap_set(l, i, l->h[c]);
+		i = c;
+	}
+	heap_set(l, i, t);
+}
+
+/* Point the timerfd at the heap's earliest deadline, if that changed. */
+static void heap_sync(struct heap_loop *l)
+{
+	uint64_t want = l->n ? l->h[0]->deadline : 0;
+
+	if (want != l->armed) {
+		tfd_set(l->fd, want, want ? TFD_TIMER_ABSTIME : 0);
+		l->armed = want;
+	}
+}
+
+static void heap_arm(struct heap_loop *l, struct heap_timeout *t,
+		     uint64_t deadline)
+{
+	t->deadline = deadline;
+	heap_set(l, l->n++, t);
+	heap_up(l, t->pos);
+	if (!t->pos)
+		heap_sync(l);
+}
+
+static void heap_cancel(struct heap_loop *l, struct heap_timeout *t)
+{
+	unsigned int i = t->pos;
+	struct heap_timeout *last = l->h[--l->n];
+
+	t->pos = -1;
+	if (last != t) {
+		heap_set(l, i, last);
+		heap_down(l, i);
+		heap_up(l, last->pos);
+	}
+	if (!i)
+		heap_sync(l);
+}
+
+/* Arm @n heap timeouts, then cancel them all: ns per timeout. */
+static double heap_cost(const uint64_t *delay, unsigned int n)
+{
+	struct heap_timeout *t = calloc(n, sizeof(*t));
+	struct heap_loop l = { .h = calloc(n, sizeof(*l.h)), .fd = tfd_new() };
+	uint64_t t0, t1, base;
+	unsigned int i;
+
+	if (!t || !l.h)
+		die("calloc");
+	t0 = now_ns();
+	base = t0;
+	for (i = 0; i < n; i++)
+		heap_arm(&l, &t[i], base + delay[i]);
+	t1 = now_ns();
+	for (i = 0; i < n; i++)
+		heap_cancel(&l, &t[i]);
+	last_arm_ns = (double)(t1 - t0) / n;
+	t1 = now_ns();
+	close(l.fd);
+	free(l.h);
+	free(t);
+	return (double)(t1 - t0) / n;
+}
+
 /* Raise RLIMIT_NOFILE to @want; return how many fds we may then hold. */
 static unsigned int raise_nofile(unsigned int want)
 {
@@ -318,7 +537,8 @@ static void tfd_pool_close(int *fds, unsigned int n)
 
 /* Methods of the cost run, in the order of the results. */
 enum {
-	M_IOCTL, M_BATCH64, M_BATCH1024, M_TFD_SETTIME, M_TFD_CREATE, M_NR
+	M_IOCTL, M_BATCH64, M_BATCH1024, M_URING, M_HEAP_TFD, M_TFD_SETTIME,
+	M_TFD_CREATE, M_NR
 };
 
 static double cost_once(int m, const int *fds, const uint64_t *delay)
@@ -330,6 +550,10 @@ static double cost_once(int m, const int *fds, const uint64_t *delay)
 		return hw_cost(delay, n_cost, 64);
 	case M_BATCH1024:
 		return hw_cost(delay, n_cost, 1024);
+	case M_URING:
+		return uring_cost(delay, n_cost);
+	case M_HEAP_TFD:
+		return heap_cost(delay, n_cost);
 	case M_TFD_SETTIME:
 		return tfd_cost(fds, delay, n_cost);
 	default:
@@ -346,7 +570,8 @@ static void bench_cost(void)
 {
 	static const char * const name[M_NR] = {
 		"hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
-		"timerfd-settime", "timerfd-create",
+		"io_uring-batch1024", "heap-timerfd", "timerfd-settime",
+		"timerfd-create",
 	};
 	uint64_t *delay = calloc(n_cost, sizeof(*delay));
 	double best[M_NR], best_arm[M_NR], v;
