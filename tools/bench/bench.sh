@@ -114,6 +114,9 @@ say "building hwtimer_ubench (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_ubench" \
 	"$BDIR/ubench/hwtimer_ubench.c" -luring
+say "building hwtimer_lib_bench (static, libhwtimer)"
+run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench
+cp "$BENCH/lib/hwtimer_lib_bench" "$BENCH/bin/"
 say "building hwtimer_dos (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_dos" \
@@ -186,4 +189,29 @@ if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	say "profile in build/bench/profile.txt"
 fi
 say "writing build/bench/results.csv, results.md and plots"
-python3 "$BDIR/report.py" "${logs[@]}" "$BENCH"
+rc=0
+python3 "$BDIR/report.py" "${logs[@]}" "$BENCH" || rc=$?
+
+# docs/benchmarks.md is this run's results.md, dated, with its plots in
+# docs/bench/.
+docs=$TOP/docs
+mkdir -p "$docs/bench"
+cp "$BENCH"/*.png "$docs/bench/" 2>/dev/null || true
+{
+	sed -n 1p "$BENCH/results.md"
+	printf '
+Written by `make bench` on %s (UTC); `tools/bench/bench.sh` says how.
+' \
+		"$(date -u '+%Y-%m-%d %H:%M')"
+	sed 1d "$BENCH/results.md"
+	printf '
+## Plots
+
+'
+	for png in "$docs"/bench/*.png; do
+		[ -f "$png" ] && printf '![%s](bench/%s)\n\n' \
+			"$(basename "$png" .png)" "$(basename "$png")"
+	done
+} >"$docs/benchmarks.md"
+say "docs/benchmarks.md and docs/bench/*.png written"
+exit "$rc"

@@ -45,6 +45,10 @@ PENDING = [1000, 10000, 100000, 1000000]
 UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
           "io_uring-batch1024", "heap-timerfd", "timerfd-settime",
           "timerfd-create"]
+# hwtimer_lib_bench, its own run (262144 timeouts, 1024 at a time, at most
+# 1024 pending): libhwtimer's submission queue beside BATCH by hand.
+LPEERS = ["libhwtimer-lib_sq1024", "libhwtimer-raw_batch1024",
+          "libhwtimer-lib_single"]
 
 
 class Fig(float):
@@ -266,6 +270,10 @@ def target_specs(M):
           ("userspace BATCH-1024 per timeout ≤ 0.1× timerfd arm+disarm",
            lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
            "<=", 0.1, "x"),
+          ("libhwtimer submission queue of 1024 within 10% of BATCH by hand",
+           lambda R: ratio(uc("libhwtimer-lib_sq1024")(R),
+                           uc("libhwtimer-raw_batch1024")(R)),
+           "<=", 1.1, "x"),
           ("arm+cancel on an empty wheel ≤ 1.0× timer_list",
            lambda R: ratio(R.get("empty", "ns_per_pair", "hwtimer", 0),
                            R.get("empty", "ns_per_pair", "timer_list", 0)),
@@ -543,6 +551,19 @@ def write_md(R, runs, info, path):
                       fmt(R.get("ucost", "arm_ns", p)),
                       fmt(R.get("ucost", "cancel_ns", p))]
                      for p in UPEERS]))
+
+    if any(R.get("ucost", "ns_per_timeout", p) is not None for p in LPEERS):
+        md.append("\nlibhwtimer (hwtimer_lib_bench: 262,144 timeouts armed "
+                  "and cancelled 1024 at a time, so at most 1024 pending; "
+                  "median of 5 rounds): its submission queue of 1024 "
+                  "against a BATCH array of 1024 filled by hand, and single "
+                  "calls.\n")
+        raw = R.get("ucost", "ns_per_timeout", "libhwtimer-raw_batch1024")
+        md.append(table(["method", "ns per timeout", "vs BATCH by hand"],
+                        [[p, fmt(R.get("ucost", "ns_per_timeout", p)),
+                          fmt_ratio(ratio(R.get("ucost", "ns_per_timeout",
+                                                p), raw))]
+                         for p in LPEERS]))
 
     md.append("\n## Kernel memory per pending userspace timeout\n")
     md.append("/proc/meminfo deltas with the timeouts pending (1 h away). "

@@ -42,6 +42,17 @@ else
 fi
 dmesg | grep -E 'BUG:|WARNING:|Call Trace' | sed 's/^/# /'
 
+# libhwtimer's submission queue against BATCH filled by hand, 1024 a
+# submit: "name ns_per_op" lines become ucost rows beside hwtimer_ubench's.
+lib=$HWTIMER_DIR/bin/hwtimer_lib_bench
+if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
+	"$lib" -n 262144 -r 5 >/tmp/libbench.out 2>&1
+	sed 's/^/# /' /tmp/libbench.out
+	awk 'NF == 2 && $2 ~ /^[0-9.]+$/ {
+		printf "BENCH,ucost,ns_per_timeout,libhwtimer-%s,262144,%s,ns\n", $1, $2 }' \
+		/tmp/libbench.out
+fi
+
 echo "# default wheel stats after the run:"
 sed 's/^/# /' /sys/kernel/debug/hwtimer/default/stats 2>/dev/null
 echo "ok 3 benchmark finished"
