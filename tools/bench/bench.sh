@@ -199,15 +199,10 @@ mkdir -p "$docs/bench"
 cp "$BENCH"/*.png "$docs/bench/" 2>/dev/null || true
 {
 	sed -n 1p "$BENCH/results.md"
-	printf '
-Written by `make bench` on %s (UTC); `tools/bench/bench.sh` says how.
-' \
+	printf '\nWritten by `make bench` on %s (UTC); `tools/bench/bench.sh` says how.\n' \
 		"$(date -u '+%Y-%m-%d %H:%M')"
 	sed 1d "$BENCH/results.md"
-	printf '
-## Plots
-
-'
+	printf '\n## Plots\n\n'
 	for png in "$docs"/bench/*.png; do
 		[ -f "$png" ] && printf '![%s](bench/%s)\n\n' \
 			"$(basename "$png" .png)" "$(basename "$png")"
