@@ -551,7 +551,8 @@ static void race_verify(struct __test_metadata *_metadata, struct race *r)
 		TH_LOG("nothing armed");
 	}
 	EXPECT_TRUE(!poisoned) {
-		TH_LOG("%u ARM(s) returned slab poison %#llx: a freed timer's id", poisoned, POISON64);
+		TH_LOG("%u ARM(s) returned slab poison %#llx: a freed timer's id",
+		       poisoned, POISON64);
 	}
 	EXPECT_TRUE(!bad) {
 		TH_LOG("%u cookie(s) whose ARM id does not match its one record", bad);
@@ -876,7 +877,8 @@ static void user_limit_body(struct __test_metadata *_metadata,
 		TH_LOG("BATCH arm past the limit: status %d", op.status);
 	}
 	ASSERT_TRUE(ctx_live(a) == (uint64_t)na && ctx_live(b) == (uint64_t)(lim - na)) {
-		TH_LOG("refused arms counted: live %" PRIu64 " + %" PRIu64, ctx_live(a), ctx_live(b));
+		TH_LOG("refused arms counted: live %" PRIu64 " + %" PRIu64, ctx_live(a),
+		       ctx_live(b));
 	}
 	ASSERT_TRUE(cancel(b, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
 		TH_LOG("cancel in B");
@@ -971,7 +973,8 @@ TEST_F(ctx, nanosleep)
 		a.tv_nsec;
 	printf("# nanosleep(20 ms) slept %" PRIu64 " us\n", slept / 1000);
 	EXPECT_TRUE(slept >= 20 * MS) {
-		TH_LOG("nanosleep(20 ms) returned after %" PRIu64 " ns: this kernel does not sleep for a %zu-bit program", slept, sizeof(long) * 8);
+		TH_LOG("nanosleep(20 ms) returned after %" PRIu64 " ns: this kernel does not sleep for a %zu-bit program",
+		       slept, sizeof(long) * 8);
 	}
 }
 
@@ -1035,7 +1038,8 @@ TEST_F(ctx, api)
 	ASSERT_TRUE(a.max_pending > 0 && a.max_pending != PAT64) {
 		TH_LOG("max_pending");
 	}
-	ASSERT_TRUE(!a.flags && !a.reserved[0] && !a.reserved[1] && !a.reserved[2] && !a.reserved[3]) {
+	ASSERT_TRUE(!a.flags && !a.reserved[0] && !a.reserved[1] && !a.reserved[2] &&
+		    !a.reserved[3]) {
 		TH_LOG("flags/reserved not zeroed");
 	}
 	tick_ns = a.tick_ns;
@@ -1198,8 +1202,11 @@ TEST_F(ctx, oneshot_event)
 	ASSERT_TRUE(ev[0].cookie == 0xc00c1e) {
 		TH_LOG("cookie %#" PRIx64, (uint64_t)ev[0].cookie);
 	}
-	ASSERT_TRUE(ev[0].deadline_ns >= t0 + 20 * MS && ev[0].deadline_ns < t1 + 20 * MS + tick_ns) {
-		TH_LOG("deadline %" PRIu64 " outside [%" PRIu64 ", %" PRIu64 "]", (uint64_t)ev[0].deadline_ns, (uint64_t)(t0 + 20 * MS), (uint64_t)(t1 + 20 * MS));
+	ASSERT_TRUE(ev[0].deadline_ns >= t0 + 20 * MS &&
+		    ev[0].deadline_ns < t1 + 20 * MS + tick_ns) {
+		TH_LOG("deadline %" PRIu64 " outside [%" PRIu64 ", %" PRIu64 "]",
+		       (uint64_t)ev[0].deadline_ns, (uint64_t)(t0 + 20 * MS),
+		       (uint64_t)(t1 + 20 * MS));
 	}
 	ASSERT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns) {
 		TH_LOG("fired %" PRIu64 " ns early", (uint64_t)(ev[0].deadline_ns - ev[0].fire_ns));
@@ -1242,7 +1249,9 @@ TEST_F(ctx, never_early)
 		}
 		for (i = 0; i < n; i++) {
 			ASSERT_TRUE(ev[i].fire_ns >= ev[i].deadline_ns) {
-				TH_LOG("cookie %" PRIu64 " fired %" PRIu64 " ns early", (uint64_t)ev[i].cookie, (uint64_t)(ev[i].deadline_ns - ev[i].fire_ns));
+				TH_LOG("cookie %" PRIu64 " fired %" PRIu64 " ns early",
+				       (uint64_t)ev[i].cookie,
+				       (uint64_t)(ev[i].deadline_ns - ev[i].fire_ns));
 			}
 			late = ev[i].fire_ns - ev[i].deadline_ns;
 			if (late > max_late)
@@ -1342,7 +1351,8 @@ TEST_F(ctx, cancel_stale)
 			TH_LOG("cancel and arm, round %d", i);
 		}
 		ASSERT_TRUE(id2 != id && cancel(fd, id, NULL) == -ENOENT) {
-			TH_LOG("round %d: stale id %#llx matched a new timeout (%#llx)", i, (unsigned long long)id, (unsigned long long)id2);
+			TH_LOG("round %d: stale id %#llx matched a new timeout (%#llx)",
+			       i, (unsigned long long)id, (unsigned long long)id2);
 		}
 	}
 	ASSERT_TRUE(cancel(fd, 0, NULL) == -ENOENT) {
@@ -1506,7 +1516,8 @@ TEST_F(ctx, modify_later_abs)
 		TH_LOG("arm");
 	}
 	dl = now_ns(CLOCK_MONOTONIC) + 600 * MS;
-	ASSERT_TRUE(modify(fd, id, dl, HWTIMER_ARM_ABS, &res) == 0 && res == HWTIMER_RESULT_MODIFIED) {
+	ASSERT_TRUE(modify(fd, id, dl, HWTIMER_ARM_ABS, &res) == 0 &&
+		    res == HWTIMER_RESULT_MODIFIED) {
 		TH_LOG("modify to absolute later");
 	}
 	ASSERT_TRUE(wait_events(fd, &ev, 1, 400) == 0) {
@@ -1569,7 +1580,8 @@ TEST_F(ctx, modify_periodic)
 	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id) {
 		TH_LOG("no expiry");
 	}
-	ASSERT_TRUE(ev.deadline_ns >= t0 + 20 * MS && ev.fire_ns >= ev.deadline_ns && ev.flags == 0) {
+	ASSERT_TRUE(ev.deadline_ns >= t0 + 20 * MS && ev.fire_ns >= ev.deadline_ns &&
+		    ev.flags == 0) {
 		TH_LOG("first expiry deadline or flags");
 	}
 	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
@@ -1599,7 +1611,8 @@ TEST_F(ctx, past_abs)
 		TH_LOG("past deadline never fired");
 	}
 	ASSERT_TRUE(ev.fire_ns - t0 < LATE_MAX_NS) {
-		TH_LOG("past deadline fired %" PRIu64 " ms late", (uint64_t)((ev.fire_ns - t0) / MS));
+		TH_LOG("past deadline fired %" PRIu64 " ms late",
+		       (uint64_t)((ev.fire_ns - t0) / MS));
 	}
 	ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
 		TH_LOG("fire before deadline");
@@ -1665,7 +1678,8 @@ TEST_F(ctx, periodic)
 		if (!i)
 			first = ev.deadline_ns;
 		ASSERT_TRUE((ev.deadline_ns - first) % period == 0) {
-			TH_LOG("deadline off the period grid by %" PRIu64 " ns", (uint64_t)((ev.deadline_ns - first) % period));
+			TH_LOG("deadline off the period grid by %" PRIu64 " ns",
+			       (uint64_t)((ev.deadline_ns - first) % period));
 		}
 	}
 	ASSERT_TRUE(ev.deadline_ns > first) {
@@ -1724,11 +1738,14 @@ TEST_F(ctx, periodic_overruns)
 		TH_LOG("record has %" PRIu64 " expiries, 11 periods passed", expiries);
 	}
 	ASSERT_TRUE(expiries <= most) {
-		TH_LOG("%" PRIu64 " expiries, more than %" PRIu64 " periods elapsed (early)", expiries, most);
+		TH_LOG("%" PRIu64 " expiries, more than %" PRIu64 " periods elapsed (early)",
+		       expiries, most);
 	}
 	/* The re-armed timer may have fired once more since the read. */
-	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_fired >= expiries && st.ctx_fired <= expiries + 1) {
-		TH_LOG("context counted %" PRIu64 " expiries, the record %" PRIu64, (uint64_t)st.ctx_fired, expiries);
+	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_fired >= expiries &&
+		    st.ctx_fired <= expiries + 1) {
+		TH_LOG("context counted %" PRIu64 " expiries, the record %" PRIu64,
+		       (uint64_t)st.ctx_fired, expiries);
 	}
 	ASSERT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns) {
 		TH_LOG("latest deadline after its fire time");
@@ -1929,7 +1946,8 @@ TEST_F(ctx, read_many_prefill)
 	}
 	memcpy(ev, buf, 3 * sizeof(ev[0]));
 	for (k = 0; k < 3; k++) {
-		ASSERT_TRUE(ev[k].clock == CLOCK_MONOTONIC && ev[k].flags == HWTIMER_EVENT_LAST && ev[k].overruns == 0) {
+		ASSERT_TRUE(ev[k].clock == CLOCK_MONOTONIC &&
+			    ev[k].flags == HWTIMER_EVENT_LAST && ev[k].overruns == 0) {
 			TH_LOG("record %d fields", k);
 		}
 	}
@@ -1966,7 +1984,7 @@ TEST_F(ctx, epoll)
 	struct epoll_event e = { .events = EPOLLIN }, out;
 	struct hwtimer_event ev;
 	int fd = self->fd;
-	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int ep = track_fd(self, epoll_create1(EPOLL_CLOEXEC));
 
 	ASSERT_TRUE(ep >= 0) {
 		TH_LOG("epoll_create1");
@@ -1999,7 +2017,7 @@ TEST_F(ctx, eventfd)
 	struct pollfd p;
 	uint64_t v = 0, total = 0;
 	int fd = self->fd;
-	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	int efd = track_fd(self, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	int k;
 
 	ASSERT_TRUE(efd >= 0) {
@@ -2041,7 +2059,7 @@ TEST_F(ctx, eventfd_clear)
 	struct hwtimer_event ev;
 	uint64_t v = 0;
 	int fd = self->fd;
-	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	int efd = track_fd(self, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 
 	ASSERT_TRUE(set_eventfd(fd, efd) == 0) {
 		TH_LOG("set");
@@ -2067,7 +2085,7 @@ TEST_F(ctx, eventfd_bad)
 {
 	struct hwtimer_eventfd_req r = { 0 };
 	int fd = self->fd;
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int nul = track_fd(self, open("/dev/null", O_RDONLY | O_CLOEXEC));
 
 	ASSERT_TRUE(set_eventfd(fd, 9999) == -EBADF) {
 		TH_LOG("fd 9999");
@@ -2122,7 +2140,8 @@ TEST_F(ctx, batch_arm_cancel)
 		TH_LOG("done %u failed %u", b.done, b.failed);
 	}
 	for (i = 0; i < N; i++) {
-		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == 0 && ops[i].id && ops[i].id != PAT64) {
+		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == 0 && ops[i].id &&
+			    ops[i].id != PAT64) {
 			TH_LOG("op %d status %d", i, ops[i].status);
 		}
 	}
@@ -2141,11 +2160,13 @@ TEST_F(ctx, batch_arm_cancel)
 	}
 	for (i = 0; i < N; i++) {
 		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == HWTIMER_RESULT_CANCELLED) {
-			TH_LOG("cancel op %d: status %d result %u", i, ops[i].status, ops[i].result);
+			TH_LOG("cancel op %d: status %d result %u", i, ops[i].status,
+			       ops[i].result);
 		}
 	}
 	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_pending == 0 && st.ctx_live == 0) {
-		TH_LOG("pending %" PRIu64 " live %" PRIu64 " after cancelling all", (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live);
+		TH_LOG("pending %" PRIu64 " live %" PRIu64 " after cancelling all",
+		       (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live);
 	}
 	close_dev(self, fd);
 }
@@ -2277,8 +2298,12 @@ TEST_F(ctx, stats)
 	ASSERT_TRUE(st.clock == CLOCK_MONOTONIC) {
 		TH_LOG("clock not echoed");
 	}
-	ASSERT_TRUE(st.ctx_armed == 2 && st.ctx_pending == 1 && st.ctx_queued == 1 && st.ctx_live == 2 && st.ctx_fired == 1) {
-		TH_LOG("armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64 " live %" PRIu64 " fired %" PRIu64, (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending, (uint64_t)st.ctx_queued, (uint64_t)st.ctx_live, (uint64_t)st.ctx_fired);
+	ASSERT_TRUE(st.ctx_armed == 2 && st.ctx_pending == 1 && st.ctx_queued == 1 &&
+		    st.ctx_live == 2 && st.ctx_fired == 1) {
+		TH_LOG("armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64 " live %" PRIu64 " fired %" PRIu64,
+		       (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending,
+		       (uint64_t)st.ctx_queued, (uint64_t)st.ctx_live,
+		       (uint64_t)st.ctx_fired);
 	}
 	ASSERT_TRUE(st.tick_ns == tick_ns) {
 		TH_LOG("tick_ns %" PRIu64, (uint64_t)st.tick_ns);
@@ -2319,7 +2344,8 @@ TEST_F(ctx, fdinfo)
 	int fd = self->fd;
 	int f;
 
-	ASSERT_TRUE(arm(fd, 1, 10000 * MS, NULL) == 0 && arm(fd, 2, 10000 * MS, NULL) == 0 && arm(fd, 3, 0, NULL) == 0) {
+	ASSERT_TRUE(arm(fd, 1, 10000 * MS, NULL) == 0 &&
+		    arm(fd, 2, 10000 * MS, NULL) == 0 && arm(fd, 3, 0, NULL) == 0) {
 		TH_LOG("arm");
 	}
 	ASSERT_TRUE(wait_count(fd, 1, false)) {
@@ -2392,7 +2418,7 @@ TEST_F(ctx, dup)
 	uint32_t res = 0;
 	uint64_t id;
 	int fd = self->fd;
-	int fd2 = dup(fd);
+	int fd2 = track_fd(self, dup(fd));
 
 	ASSERT_TRUE(arm(fd, 1, 10000 * MS, &id) == 0) {
 		TH_LOG("arm on fd");
@@ -2550,7 +2576,8 @@ TEST_F(ctx, batch_ro_ops)
 	assert_ctx_counts(_metadata, fd, 0, 0, 0);
 	i = wait_events(fd, ev, 4, NOFIRE_MS);
 	ASSERT_TRUE(i == 0) {
-		TH_LOG("%d record(s) of the faulted batch (cookie %#" PRIx64 ")", i, i > 0 ? (uint64_t)ev[0].cookie : 0);
+		TH_LOG("%d record(s) of the faulted batch (cookie %#" PRIx64 ")", i,
+		       i > 0 ? (uint64_t)ev[0].cookie : 0);
 	}
 	assert_ctx_counts(_metadata, fd, 0, 0, 0);
 out:
@@ -2685,11 +2712,13 @@ TEST_F(ctx, batch_ro_header)
 	assert_ctx_counts(_metadata, fd, 1, 1, 0);
 	n = wait_events(fd, ev, 4, WAIT_MS);
 	ASSERT_TRUE(n == 1 && ev[0].id == keep) {
-		TH_LOG("got %d record(s), first cookie %#" PRIx64 "; want only the timeout the batch's CANCEL must not have touched", n, n > 0 ? (uint64_t)ev[0].cookie : 0);
+		TH_LOG("got %d record(s), first cookie %#" PRIx64 "; want only the timeout the batch's CANCEL must not have touched",
+		       n, n > 0 ? (uint64_t)ev[0].cookie : 0);
 	}
 	n = wait_events(fd, ev, 4, NOFIRE_MS);
 	EXPECT_TRUE(n == 0) {
-		TH_LOG("record of the faulted batch's ARM (cookie %#" PRIx64 ")", n > 0 ? (uint64_t)ev[0].cookie : 0);
+		TH_LOG("record of the faulted batch's ARM (cookie %#" PRIx64 ")",
+		       n > 0 ? (uint64_t)ev[0].cookie : 0);
 	}
 out:
 	if (b)
@@ -2742,7 +2771,8 @@ TEST_F(ctx, readv_split)
 		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
 	}
 	ASSERT_TRUE(n == 2 * EV) {
-		TH_LOG("readv of 10 + %zd bytes gave %zd (%s), want 2 records", 2 * EV - 10, n, n < 0 ? strerror(errno) : "");
+		TH_LOG("readv of 10 + %zd bytes gave %zd (%s), want 2 records",
+		       2 * EV - 10, n, n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, buf, 2, 0xe8, &seen);
 	EXPECT_TRUE(seen == 3) {
@@ -2781,7 +2811,8 @@ TEST_F(ctx, read_fault_keeps)
 	/* Room for three whole records and 8 bytes of a fourth. */
 	n = read_queued(fd, bad - 3 * EV - 8, 6 * EV);
 	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("read ending in PROT_NONE gave %zd (%s), want 3 records", n, n < 0 ? strerror(errno) : "");
+		TH_LOG("read ending in PROT_NONE gave %zd (%s), want 3 records", n,
+		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, bad - 3 * EV - 8, 3, 0xf0, &seen);
 	n = read_queued(fd, good, sizeof(good));
@@ -2825,12 +2856,14 @@ TEST_F(ctx, readv_fault_keeps)
 		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
 	}
 	ASSERT_TRUE(n == EV) {
-		TH_LOG("readv gave %zd (%s), want the first iovec's record", n, n < 0 ? strerror(errno) : "");
+		TH_LOG("readv gave %zd (%s), want the first iovec's record", n,
+		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, m, 1, 0xf8, &seen);
 	n = read_queued(fd, good, sizeof(good));
 	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("the read after the fault gave %zd (%s), want the 3 left", n, n < 0 ? strerror(errno) : "no record: lost");
+		TH_LOG("the read after the fault gave %zd (%s), want the 3 left", n,
+		       n < 0 ? strerror(errno) : "no record: lost");
 	}
 	cookies_once(_metadata, good, 3, 0xf8, &seen);
 	EXPECT_TRUE(seen == 0xf) {
@@ -2872,12 +2905,14 @@ TEST_F(ctx, ids_cross_ctx)
 		for (k = 0; k < 4; k++) {
 			ret = cancel(a, bid[k], NULL);
 			ASSERT_TRUE(ret == -ENOENT) {
-				TH_LOG("cycle %d: B's id %#" PRIx64 " on A gave %d, want -ENOENT (A's id %#" PRIx64 ")", i, bid[k], ret, id);
+				TH_LOG("cycle %d: B's id %#" PRIx64 " on A gave %d, want -ENOENT (A's id %#" PRIx64 ")",
+				       i, bid[k], ret, id);
 			}
 		}
 		ret = cancel(b, id, NULL);
 		ASSERT_TRUE(ret == -ENOENT) {
-			TH_LOG("cycle %d: A's id %#" PRIx64 " on B gave %d, want -ENOENT", i, id, ret);
+			TH_LOG("cycle %d: A's id %#" PRIx64 " on B gave %d, want -ENOENT",
+			       i, id, ret);
 		}
 		ASSERT_TRUE(cancel(a, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
 			TH_LOG("cycle %d: A's own cancel", i);
@@ -3007,7 +3042,8 @@ TEST_F(ctx, batch_eintr)
 	run_long_batch(&r, 0);
 	full = r.t1 - r.t0;
 	ASSERT_TRUE(r.ret == 0 && r.b.done == HWTIMER_BATCH_MAX && !r.b.failed) {
-		TH_LOG("uninterrupted batch: %d (%s) done %u failed %u", r.ret, strerror(r.err), r.b.done, r.b.failed);
+		TH_LOG("uninterrupted batch: %d (%s) done %u failed %u", r.ret,
+		       strerror(r.err), r.b.done, r.b.failed);
 	}
 	/* The signal must come while the batch still runs. */
 	*long_batch_ns = full;
@@ -3030,7 +3066,8 @@ TEST_F(ctx, batch_eintr)
 	}
 	for (i = 0; i < r.b.done; i++) {
 		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == HWTIMER_RESULT_MODIFIED) {
-			TH_LOG("op %u of %u done: status %d result %u", i, r.b.done, ops[i].status, ops[i].result);
+			TH_LOG("op %u of %u done: status %d result %u", i, r.b.done,
+			       ops[i].status, ops[i].result);
 		}
 	}
 	ASSERT_TRUE(written_back(ops) == r.b.done) {
@@ -3174,7 +3211,8 @@ TEST_F(ctx, periodic_unread_free)
 		TH_LOG("the wheel ran %" PRIu64 " callbacks for an unread periodic", f1 - f0);
 	}
 	EXPECT_TRUE(first >= t0 + p && first <= t1 + p + tick_ns) {
-		TH_LOG("first expiry %" PRIu64 " outside arm time + period [%" PRIu64 ", %" PRIu64 "]", first, t0 + p, t1 + p + tick_ns);
+		TH_LOG("first expiry %" PRIu64 " outside arm time + period [%" PRIu64 ", %" PRIu64 "]",
+		       first, t0 + p, t1 + p + tick_ns);
 	}
 	EXPECT_TRUE(ev[0].deadline_ns <= ta) {
 		TH_LOG("deadline after the read returned");
@@ -3184,7 +3222,8 @@ TEST_F(ctx, periodic_unread_free)
 		       (uint64_t)((tb - ev[0].deadline_ns) / 1000));
 	}
 	EXPECT_TRUE(ev[0].overruns + slack >= expect && ev[0].overruns <= expect + slack) {
-		TH_LOG("overruns %" PRIu64 ", want %" PRIu64 " +- %" PRIu64, (uint64_t)ev[0].overruns, expect, slack);
+		TH_LOG("overruns %" PRIu64 ", want %" PRIu64 " +- %" PRIu64,
+		       (uint64_t)ev[0].overruns, expect, slack);
 	}
 	EXPECT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns && ev[0].flags == 0) {
 		TH_LOG("fire_ns or flags");
@@ -3197,8 +3236,12 @@ TEST_F(ctx, periodic_unread_free)
 		ASSERT_TRUE(wait_events(fd, ev, 1, WAIT_MS) == 1) {
 			TH_LOG("no record after the read (%d)", i);
 		}
-		ASSERT_TRUE(ev[0].deadline_ns > prev && (ev[0].deadline_ns - first) % p == 0 && ev[0].fire_ns >= ev[0].deadline_ns) {
-			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64, i, (uint64_t)ev[0].deadline_ns, prev, (uint64_t)ev[0].fire_ns);
+		ASSERT_TRUE(ev[0].deadline_ns > prev &&
+			    (ev[0].deadline_ns - first) % p == 0 &&
+			    ev[0].fire_ns >= ev[0].deadline_ns) {
+			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
+			       i, (uint64_t)ev[0].deadline_ns, prev,
+			       (uint64_t)ev[0].fire_ns);
 		}
 		prev = ev[0].deadline_ns;
 	}
@@ -3249,7 +3292,8 @@ TEST_F(ctx, user_limit)
 		fflush(stdout);
 		_exit(_metadata->passed ? 0 : 1);
 	}
-	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    !WEXITSTATUS(status)) {
 		TH_LOG("the check as uid %d failed", LIMIT_UID);
 	}
 }
