@@ -2393,8 +2393,9 @@ TEST_F(ctx, close_pending)
 	uint64_t before = wheel_pending(), after;
 	int fd, i, r;
 
+	close_dev(self, self->fd);
 	for (r = 0; r < 5; r++) {
-		fd = self->fd;
+		fd = open_dev(_metadata, self);
 		ASSERT_TRUE(fd >= 0) {
 			TH_LOG("open");
 		}
