@@ -34,7 +34,7 @@ KBUILD_ARGS := CONFIG_HWTIMER=m $(if $(KUNIT),CONFIG_HWTIMER_KUNIT_TEST=m) \
 	HWTIMER_CONFTEST_DIR=$(CONFTEST_O)
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS)
 
-TOOL_DIRS := tools/hwtimerctl tools/testing/selftests
+TOOL_DIRS := tools/hwtimerctl tools/testing/selftests/hwtimer
 
 all: modules samples
 

@@ -145,13 +145,13 @@ result "STATIC=1 again: nothing relinked" not_relinked hwtimerctl
 build plain tools/hwtimerctl
 result "plain after STATIC=1 relinks: dynamically linked" \
 	links "dynamically linked" "$bin"
-build plain tools/testing/selftests
+build plain tools/testing/selftests/hwtimer
 result "selftests: plain build is dynamically linked" \
 	links "dynamically linked" "$work/bin/hwtimer_test"
-build static tools/testing/selftests STATIC=1
+build static tools/testing/selftests/hwtimer STATIC=1
 result "selftests: STATIC=1 after a plain build relinks: statically linked" \
 	links "statically linked" "$work/bin/hwtimer_test"
-build plain tools/testing/selftests
+build plain tools/testing/selftests/hwtimer
 result "selftests: plain after STATIC=1 relinks: dynamically linked" \
 	links "dynamically linked" "$work/bin/hwtimer_test"
 

@@ -88,7 +88,8 @@ rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' --exclude='*.ko' \
 		SYMVERS="$mods/Module.symvers" MO="$mods/tools/stress/kmod"
 	make -C "$TOP/tools/stress" O="$OUT/bin" STATIC=1
 	# hwtimer_runas: the fragments that run as nobody need it.
-	make -C "$TOP/tools/testing/selftests" O="$OUT/bin" STATIC=1
+	make -C "$TOP/tools/testing/selftests/hwtimer" O="$OUT/bin" STATIC=1 \
+		KSFT_DIR="$(source_dir 6.1)/tools/testing/selftests"
 } >"$OUT/build.log" 2>&1 || {
 	tail -25 "$OUT/build.log" >&2
 	exit 1

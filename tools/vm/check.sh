@@ -63,17 +63,21 @@ build_mods() {
 }
 
 # build_tools: static userspace programs into build/check/bin and bin32.
+# The selftests include kselftest_harness.h from the 6.1 source tree.
 build_tools() {
 	local log=$CHECK/build-tools.log d
+	local ksft
+	ksft=$(source_dir 6.1)/tools/testing/selftests
 	: >"$log"
-	for d in tools/hwtimerctl tools/testing/selftests; do
+	for d in tools/hwtimerctl tools/testing/selftests/hwtimer; do
 		say "building $d (static)"
-		make -C "$TOP/$d" O="$CHECK/bin" STATIC=1 >>"$log" 2>&1 ||
-			fail_step build-tools "$d" "$log"
+		make -C "$TOP/$d" O="$CHECK/bin" STATIC=1 KSFT_DIR="$ksft" \
+			>>"$log" 2>&1 || fail_step build-tools "$d" "$log"
 	done
-	d=tools/testing/selftests
+	d=tools/testing/selftests/hwtimer
 	say "building $d (static, -m32)"
-	make -C "$TOP/$d" O="$CHECK/bin32" STATIC=1 M32=1 >>"$log" 2>&1 ||
+	make -C "$TOP/$d" O="$CHECK/bin32" STATIC=1 M32=1 KSFT_DIR="$ksft" \
+		>>"$log" 2>&1 ||
 		fail_step build-tools "$d -m32" "$log"
 }
 

@@ -3,8 +3,9 @@
 # root and as nobody (uid 65534, through hwtimer_runas: no su needed).
 # The four runs' TAP is merged into one stream as it comes: result lines are
 # renumbered and their descriptions prefixed with the run
-# ("hwtimer_test_32-nobody: ..."), so every line is unique; the merged plan
-# comes last. A run that crashed or printed fewer results than its plan adds
+# ("hwtimer_test_32-nobody: ..."), and a skip, which kselftest_harness.h
+# prints without the test's name, gets the name of the test last started,
+# so every line is unique; the merged plan comes last. A run that crashed or printed fewer results than its plan adds
 # one "not ok" of its own, as does a missing device (plan 1..0).
 runas=$HWTIMER_DIR/bin/hwtimer_runas
 runs="hwtimer_test:root hwtimer_test:nobody hwtimer_test_32:root hwtimer_test_32:nobody"
@@ -38,14 +39,26 @@ for r in $runs; do
 			echo $? >"$out.rc"
 		fi
 	} | {
-		n=$(cat /tmp/st-n) seen=0 plan=
+		n=$(cat /tmp/st-n) seen=0 plan= test=
 		while IFS= read -r line; do
 			case $line in
+			"#  RUN "*)
+				test=${line#"#  RUN "}
+				while [ "${test# }" != "$test" ]; do
+					test=${test# }
+				done
+				test=${test%% *}
+				echo "$line"
+				;;
 			"ok "* | "not ok "*)
 				n=$((n + 1)) seen=$((seen + 1))
 				res=${line%% [0-9]*}
 				rest=${line#"$res "}
 				rest=${rest#* }
+				# The harness names no test on a skip: add it.
+				case $rest in
+				"# SKIP"*) rest="$test $rest" ;;
+				esac
 				echo "$res $n $name: $rest"
 				;;
 			1..*)

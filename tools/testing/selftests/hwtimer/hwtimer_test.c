@@ -1,0 +1,3365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_test - userspace selftests of /dev/hwtimer, on kselftest_harness.h.
+ *
+ * Every check is one TEST_F of the ctx fixture, which opens /dev/hwtimer
+ * and closes every file the test left open; each runs in a child of its
+ * own and prints one result line. Run as root and as an unprivileged user;
+ * built also with -m32 to cover compat_ptr_ioctl.
+ *
+ * Timing tolerances. "Never early" is exact: an event's fire time, and the
+ * moment read() returns it, are never before its deadline. "Late by" is
+ * bounded by LATE_MAX_NS, which is generous on purpose: the tests run in a
+ * software-emulated (TCG) VM, sometimes with KASAN and lockdep, where a
+ * vCPU can stall for hundreds of milliseconds. The bound still catches a
+ * timeout served a whole wheel level late or never.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#include "kselftest_harness.h"
+
+/*
+ * The harness kills a test after TEST_TIMEOUT_DEFAULT seconds (30). The
+ * debug kernel under software emulation runs the races and the large
+ * batches ten and more times slower than a stock one, so every test here
+ * gets 300 s; the guest fragment's own bound still caps the whole run.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 300
+
+#define DEV		"/dev/hwtimer"
+#define PARAM_CAP	"/sys/module/hwtimer/parameters/ctx_max_pending"
+#define PARAM_USER	"/sys/module/hwtimer/parameters/max_user_timeouts"
+#define MS		1000000ULL
+/* Most a timeout may be late here; see the comment at the top. */
+#define LATE_MAX_NS	(2000 * MS)
+/* How long to wait for an event that must come. */
+#define WAIT_MS		5000
+#define PAT64		0xaaaaaaaaaaaaaaaaULL
+
+_Static_assert(sizeof(struct hwtimer_api) == 80, "api size");
+_Static_assert(sizeof(struct hwtimer_arm_req) == 56, "arm size");
+_Static_assert(sizeof(struct hwtimer_cancel_req) == 32, "cancel size");
+_Static_assert(sizeof(struct hwtimer_modify_req) == 40, "modify size");
+_Static_assert(sizeof(struct hwtimer_batch_op) == 64, "batch op size");
+_Static_assert(sizeof(struct hwtimer_batch) == 40, "batch size");
+_Static_assert(sizeof(struct hwtimer_eventfd_req) == 24, "eventfd size");
+_Static_assert(sizeof(struct hwtimer_stats_req) == 472, "stats size");
+_Static_assert(sizeof(struct hwtimer_event) == 48, "event size");
+
+/* The module's tick, learnt in FIXTURE_SETUP; one millisecond if unknown. */
+static uint64_t tick_ns = MS;
+
+#define CTX_FDS		8
+
+FIXTURE(ctx) {
+	int fd;			/* the test's first file of /dev/hwtimer */
+	int fds[CTX_FDS];	/* every file the test opened; -1 once closed */
+};
+
+/* Open one more file of /dev/hwtimer, closed by the teardown if not before. */
+static int open_dev(struct __test_metadata *_metadata, FIXTURE_DATA(ctx) *self)
+{
+	int fd = open(DEV, O_RDWR | O_CLOEXEC), i;
+
+	ASSERT_LE(0, fd) {
+		TH_LOG("open %s: %s", DEV, strerror(errno));
+	}
+	for (i = 0; i < CTX_FDS && self->fds[i] >= 0; i++)
+		;
+	ASSERT_GT(CTX_FDS, i) {
+		close(fd);
+		TH_LOG("more than %d files open", CTX_FDS);
+	}
+	self->fds[i] = fd;
+	return fd;
+}
+
+/* Have the teardown close @fd (an eventfd, a pipe, a dup) too. */
+static int track_fd(FIXTURE_DATA(ctx) *self, int fd)
+{
+	int i;
+
+	for (i = 0; fd >= 0 && i < CTX_FDS; i++) {
+		if (self->fds[i] < 0) {
+			self->fds[i] = fd;
+			break;
+		}
+	}
+	return fd;
+}
+
+/* Close @fd now, and forget it so that the teardown does not close it again. */
+static void close_dev(FIXTURE_DATA(ctx) *self, int fd)
+{
+	int i;
+
+	for (i = 0; i < CTX_FDS; i++)
+		if (self->fds[i] == fd)
+			self->fds[i] = -1;
+	close(fd);
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ioctl returning 0 or -errno. */
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int arm_full(int fd, uint64_t cookie, uint64_t deadline,
+		    uint64_t period, uint32_t clock, uint32_t flags,
+		    uint64_t *id)
+{
+	struct hwtimer_arm_req r = {
+		.cookie = cookie, .deadline_ns = deadline,
+		.period_ns = period, .clock = clock, .flags = flags,
+	};
+	int ret = xioctl(fd, HWTIMER_IOC_ARM, &r);
+
+	if (!ret && id)
+		*id = r.id;
+	return ret;
+}
+
+static int arm(int fd, uint64_t cookie, uint64_t rel, uint64_t *id)
+{
+	return arm_full(fd, cookie, rel, 0, CLOCK_MONOTONIC, 0, id);
+}
+
+static int cancel(int fd, uint64_t id, uint32_t *result)
+{
+	struct hwtimer_cancel_req r = { .id = id };
+	int ret = xioctl(fd, HWTIMER_IOC_CANCEL, &r);
+
+	if (result)
+		*result = r.result;
+	return ret;
+}
+
+static int modify(int fd, uint64_t id, uint64_t deadline, uint32_t flags,
+		  uint32_t *result)
+{
+	struct hwtimer_modify_req r = {
+		.id = id, .deadline_ns = deadline, .flags = flags,
+	};
+	int ret = xioctl(fd, HWTIMER_IOC_MODIFY, &r);
+
+	if (result)
+		*result = r.result;
+	return ret;
+}
+
+static int stats(int fd, struct hwtimer_stats_req *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->clock = CLOCK_MONOTONIC;
+	return xioctl(fd, HWTIMER_IOC_STATS, st);
+}
+
+/* Pending timeouts of a context, per STATS; U64_MAX on error. */
+static uint64_t stats_pending(int fd)
+{
+	struct hwtimer_stats_req st;
+
+	return stats(fd, &st) ? UINT64_MAX : st.ctx_pending;
+}
+
+/*
+ * Wait until the context has queued @n records (or, with @fired, counted
+ * @n expiries). Polls STATS: under TCG a vCPU can stall for a long time, so
+ * no check assumes an expiry was served after any fixed sleep.
+ */
+static bool wait_count(int fd, uint64_t n, bool fired)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+	struct hwtimer_stats_req st;
+
+	do {
+		if (stats(fd, &st))
+			return false;
+		if ((fired ? st.ctx_fired : st.ctx_queued) >= n)
+			return true;
+		sleep_ms(5);
+	} while (now_ns(CLOCK_MONOTONIC) < end);
+	return false;
+}
+
+/* Wait up to @ms for events, then read up to @max; returns records read. */
+static int wait_events(int fd, struct hwtimer_event *ev, int max, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		return -errno;
+	return n / sizeof(*ev);
+}
+
+static void *unmapped_ptr(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	munmap(p, 4096);
+	return p;
+}
+
+/* ---- the checks ---- */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int set_eventfd(int fd, int efd)
+{
+	struct hwtimer_eventfd_req r = { .fd = efd };
+
+	return xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r);
+}
+
+static int batch(int fd, struct hwtimer_batch_op *ops, uint32_t n,
+		 struct hwtimer_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = (uint64_t)(uintptr_t)ops;
+	b->count = n;
+	return xioctl(fd, HWTIMER_IOC_BATCH, b);
+}
+
+static uint64_t wheel_pending(void)
+{
+	struct hwtimer_stats_req st;
+	int fd = open(DEV, O_RDWR);
+
+	if (fd < 0 || stats(fd, &st))
+		return UINT64_MAX;
+	close(fd);
+	return st.pending;
+}
+
+static int read_cap(void)
+{
+	FILE *f = fopen(PARAM_CAP, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int cap_saved = -1;
+
+static int write_cap(int v)
+{
+	FILE *f = fopen(PARAM_CAP, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", v);
+	return fclose(f);
+}
+
+/* Fill a context to @cap with far timeouts; returns 0 or -errno. */
+static int fill_to(int fd, int cap)
+{
+	enum { CHUNK = 4096 };
+	static struct hwtimer_batch_op ops[CHUNK];
+	struct hwtimer_batch b;
+	int done = 0, n, i;
+
+	while (done < cap) {
+		n = cap - done < CHUNK ? cap - done : CHUNK;
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < n; i++) {
+			ops[i].op = HWTIMER_OP_ARM;
+			ops[i].deadline_ns = 100000 * MS;
+			ops[i].clock = CLOCK_MONOTONIC;
+		}
+		if (batch(fd, ops, n, &b))
+			return -errno;
+		if (b.failed)
+			return ops[n - 1].status ? ops[n - 1].status : -EIO;
+		done += n;
+	}
+	return 0;
+}
+
+/* ---- regression checks: races, faults, signals, limits ---- */
+
+/* Slab poison of a freed object (slub_debug=P): what a use-after-free reads. */
+#define POISON64	0x6b6b6b6b6b6b6b6bULL
+/* Status and header words the kernel never writes: "not written back". */
+#define SENTINEL32	0x55555555U
+
+/* One anonymous mapping of @pages pages, read-write. */
+static void *map_pages(struct __test_metadata *_metadata, size_t pages,
+		       bool shared)
+{
+	void *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE,
+		       (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(p != MAP_FAILED) {
+		TH_LOG("mmap: %s", strerror(errno));
+	}
+	return p;
+}
+
+/* Last signal on_sig() caught; atomic, as the handler may run any time. */
+static int sig_seen;
+
+static void on_sig(int sig)
+{
+	__atomic_store_n(&sig_seen, sig, __ATOMIC_SEQ_CST);
+}
+
+static int seen_sig(void)
+{
+	return __atomic_load_n(&sig_seen, __ATOMIC_SEQ_CST);
+}
+
+/* Install on_sig for @sig without SA_RESTART; the old action into @old. */
+static void catch_sig(int sig, struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_sig };
+
+	sigemptyset(&sa.sa_mask);
+	__atomic_store_n(&sig_seen, 0, __ATOMIC_SEQ_CST);
+	sigaction(sig, &sa, old);
+}
+
+/*
+ * ARM and BATCH racing readers on already-due one-shots. Each arm has its
+ * own cookie; at the end every cookie armed must have come back in exactly
+ * one record, with the id ARM returned. An ARM that returns the id of a
+ * timer freed meanwhile (fired, read and reaped between the arm and the
+ * copy-out of its id) gives a wrong id: slab poison under slub_debug=P, or
+ * a KASAN report on the debug kernel.
+ */
+#define RACE_ARMERS	3
+#define RACE_READERS	2
+#define RACE_PER	131072		/* most arms per armer */
+#define RACE_MS		3000		/* how long the armers run */
+#define RACE_BATCH	16		/* ops per BATCH call */
+
+struct race {
+	int fd;
+	bool batch;
+	int stop_arm;			/* atomic: armers stop */
+	int stop_read;			/* atomic: readers stop */
+	uint64_t *arm_id;		/* by cookie: id ARM gave, 0 = not armed */
+	uint64_t *ev_id;		/* by cookie: id of its record */
+	uint32_t *ev_n;			/* by cookie: records seen */
+	uint64_t armed;			/* atomic: successful arms */
+	uint64_t nread;			/* atomic: records read */
+	uint64_t strays;		/* atomic: records with unknown cookies */
+	int err;			/* atomic: first unexpected errno */
+	uint32_t used[RACE_ARMERS];	/* cookies each armer used */
+};
+
+struct racer {
+	struct race *r;
+	unsigned int idx;
+};
+
+static void race_err(struct race *r, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&r->err, &zero, err, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* One ARM per cookie; ENOSPC (readers behind) is retried. */
+static void race_arm_one(struct race *r, uint64_t c)
+{
+	uint64_t id = 0;
+	int ret;
+
+	for (;;) {
+		ret = arm(r->fd, c, 0, &id);
+		if (ret != -ENOSPC)
+			break;
+		sched_yield();
+	}
+	if (ret) {
+		race_err(r, -ret);
+		return;
+	}
+	r->arm_id[c] = id;
+	__atomic_fetch_add(&r->armed, 1, __ATOMIC_SEQ_CST);
+}
+
+/* RACE_BATCH ARM ops; a failed op leaves its cookie unarmed. */
+static void race_arm_batch(struct race *r, uint64_t c)
+{
+	struct hwtimer_batch_op ops[RACE_BATCH];
+	struct hwtimer_batch b;
+	unsigned int i;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < RACE_BATCH; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].cookie = c + i;
+		ops[i].clock = CLOCK_MONOTONIC;
+	}
+	memset(&b, 0, sizeof(b));
+	b.ops = (uint64_t)(uintptr_t)ops;
+	b.count = RACE_BATCH;
+	if (ioctl(r->fd, HWTIMER_IOC_BATCH, &b)) {
+		race_err(r, errno);
+		return;
+	}
+	for (i = 0; i < RACE_BATCH; i++) {
+		if (ops[i].status) {
+			if (ops[i].status != -ENOSPC)
+				race_err(r, -ops[i].status);
+			continue;
+		}
+		r->arm_id[c + i] = ops[i].id;
+		__atomic_fetch_add(&r->armed, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void *race_armer(void *arg)
+{
+	struct racer *me = arg;
+	struct race *r = me->r;
+	uint64_t base = (uint64_t)me->idx * RACE_PER;
+	uint32_t n = 0, step = r->batch ? RACE_BATCH : 1;
+
+	while (!__atomic_load_n(&r->stop_arm, __ATOMIC_SEQ_CST) &&
+	       n + step <= RACE_PER && !__atomic_load_n(&r->err, __ATOMIC_SEQ_CST)) {
+		if (r->batch)
+			race_arm_batch(r, base + n);
+		else
+			race_arm_one(r, base + n);
+		n += step;
+	}
+	r->used[me->idx] = n;
+	return NULL;
+}
+
+static void *race_reader(void *arg)
+{
+	struct race *r = ((struct racer *)arg)->r;
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	struct hwtimer_event ev[64];
+	ssize_t n, i;
+	uint64_t c;
+
+	while (!__atomic_load_n(&r->stop_read, __ATOMIC_SEQ_CST)) {
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		n = read(r->fd, ev, sizeof(ev));
+		if (n < 0) {
+			if (errno != EAGAIN)
+				race_err(r, errno);
+			continue;
+		}
+		for (i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
+			c = ev[i].cookie;
+			if (c >= (uint64_t)RACE_ARMERS * RACE_PER) {
+				__atomic_fetch_add(&r->strays, 1, __ATOMIC_SEQ_CST);
+				continue;
+			}
+			r->ev_id[c] = ev[i].id;
+			__atomic_fetch_add(&r->ev_n[c], 1, __ATOMIC_SEQ_CST);
+			__atomic_fetch_add(&r->nread, 1, __ATOMIC_SEQ_CST);
+		}
+	}
+	return NULL;
+}
+
+/* Every cookie armed came back once, with ARM's id. */
+static void race_verify(struct __test_metadata *_metadata, struct race *r)
+{
+	unsigned int a, bad = 0, poisoned = 0, lost = 0;
+	uint64_t c, total = 0;
+	uint32_t i;
+
+	for (a = 0; a < RACE_ARMERS; a++) {
+		total += r->used[a];
+		for (i = 0; i < r->used[a]; i++) {
+			c = (uint64_t)a * RACE_PER + i;
+			if (!r->arm_id[c]) {
+				if (r->ev_n[c] && bad++ < 5)
+					printf("# cookie %#" PRIx64
+					       ": record for a failed arm\n", c);
+				continue;
+			}
+			if (r->arm_id[c] == POISON64)
+				poisoned++;
+			if (r->ev_n[c] == 0) {
+				lost++;
+				continue;
+			}
+			if (r->ev_n[c] != 1 || r->ev_id[c] != r->arm_id[c]) {
+				if (bad++ < 5)
+					printf("# cookie %#" PRIx64 ": ARM gave id %#" PRIx64
+					       ", %u record(s), id %#" PRIx64 "\n", c,
+					       r->arm_id[c], r->ev_n[c], r->ev_id[c]);
+			}
+		}
+	}
+	printf("# %" PRIu64 " cookies, %" PRIu64 " armed, %" PRIu64 " records read\n",
+	       total, r->armed, r->nread);
+	EXPECT_TRUE(!r->err) {
+		TH_LOG("unexpected error: %s", strerror(r->err));
+	}
+	EXPECT_TRUE(r->armed > 0) {
+		TH_LOG("nothing armed");
+	}
+	EXPECT_TRUE(!poisoned) {
+		TH_LOG("%u ARM(s) returned slab poison %#llx: a freed timer's id",
+		       poisoned, POISON64);
+	}
+	EXPECT_TRUE(!bad) {
+		TH_LOG("%u cookie(s) whose ARM id does not match its one record", bad);
+	}
+	EXPECT_TRUE(!lost) {
+		TH_LOG("%u armed cookie(s) never delivered", lost);
+	}
+	EXPECT_TRUE(!r->strays) {
+		TH_LOG("%" PRIu64 " record(s) with cookies nobody armed", r->strays);
+	}
+}
+
+static void arm_race(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(ctx) *self, bool batch)
+{
+	struct racer armers[RACE_ARMERS], readers[RACE_READERS];
+	pthread_t ta[RACE_ARMERS], tr[RACE_READERS];
+	size_t n = (size_t)RACE_ARMERS * RACE_PER;
+	struct race r = { .batch = batch };
+	uint64_t end;
+	unsigned int i;
+
+	r.fd = self->fd;
+	r.arm_id = calloc(n, sizeof(*r.arm_id));
+	r.ev_id = calloc(n, sizeof(*r.ev_id));
+	r.ev_n = calloc(n, sizeof(*r.ev_n));
+	ASSERT_TRUE(r.arm_id && r.ev_id && r.ev_n) {
+		TH_LOG("setup");
+	}
+	/* Two readers: the one that loses a record to the other must not block. */
+	ASSERT_TRUE(fcntl(r.fd, F_SETFL, O_NONBLOCK) == 0) {
+		TH_LOG("O_NONBLOCK");
+	}
+	for (i = 0; i < RACE_READERS; i++) {
+		readers[i] = (struct racer){ &r, i };
+		pthread_create(&tr[i], NULL, race_reader, &readers[i]);
+	}
+	for (i = 0; i < RACE_ARMERS; i++) {
+		armers[i] = (struct racer){ &r, i };
+		pthread_create(&ta[i], NULL, race_armer, &armers[i]);
+	}
+	sleep_ms(RACE_MS);
+	__atomic_store_n(&r.stop_arm, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < RACE_ARMERS; i++)
+		pthread_join(ta[i], NULL);
+	/* Every arm is due: wait for its record, bounded for a lost one. */
+	end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+	while (__atomic_load_n(&r.nread, __ATOMIC_SEQ_CST) <
+	       __atomic_load_n(&r.armed, __ATOMIC_SEQ_CST) &&
+	       now_ns(CLOCK_MONOTONIC) < end)
+		sleep_ms(10);
+	sleep_ms(50);	/* a duplicate record would come now */
+	__atomic_store_n(&r.stop_read, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < RACE_READERS; i++)
+		pthread_join(tr[i], NULL);
+	race_verify(_metadata, &r);
+	free(r.arm_id);
+	free(r.ev_id);
+	free(r.ev_n);
+}
+
+/*
+ * Fault checks wait this long to see that a timeout that must not exist
+ * does not fire. The decisive checks are the exact STATS counters; the wait
+ * only gives a wrongly armed 20 ms timeout time to show up as a record.
+ */
+#define NOFIRE_MS	500
+
+/* Live, pending and queued counts of a context are exactly these. */
+/* The context's live, pending and queued counts are exactly these. */
+static void assert_ctx_counts(struct __test_metadata *_metadata, int fd,
+			      uint64_t live, uint64_t pending, uint64_t queued)
+{
+	struct hwtimer_stats_req st;
+
+	ASSERT_EQ(0, stats(fd, &st)) {
+		TH_LOG("STATS: %s", strerror(errno));
+	}
+	ASSERT_TRUE(st.ctx_live == live && st.ctx_pending == pending &&
+		    st.ctx_queued == queued) {
+		TH_LOG("live %" PRIu64 " pending %" PRIu64 " queued %" PRIu64
+		       ", want %" PRIu64 "/%" PRIu64 "/%" PRIu64,
+		       (uint64_t)st.ctx_live, (uint64_t)st.ctx_pending,
+		       (uint64_t)st.ctx_queued, live, pending, queued);
+	}
+}
+
+/*
+ * read() that cannot hang a test whose records were lost: waits at most
+ * NOFIRE_MS for one to be queued, else returns 0.
+ */
+static ssize_t read_queued(int fd, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, NOFIRE_MS) <= 0)
+		return 0;
+	return read(fd, buf, len);
+}
+
+/* Arm @n due one-shots with cookies @cookie.. and wait until all are queued. */
+static void queue_due(struct __test_metadata *_metadata, int fd,
+		      uint64_t cookie, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, arm(fd, cookie + i, 0, NULL)) {
+			TH_LOG("arm %d", i);
+		}
+	}
+	ASSERT_TRUE(wait_count(fd, n, false)) {
+		TH_LOG("not all %d fired", n);
+	}
+}
+
+/*
+ * Read with a guard: SIGALRM after @guard_ms interrupts a read() that
+ * blocks; *blocked says whether it had to. A read that has records to
+ * return does not block, so the guard only fires on a hang.
+ */
+static ssize_t guarded_readv(int fd, const struct iovec *iov, int n,
+			     unsigned int guard_ms, bool *blocked)
+{
+	struct itimerval it = { .it_value = { guard_ms / 1000,
+					      (guard_ms % 1000) * 1000 } };
+	struct itimerval off = { 0 };
+	struct sigaction old;
+	ssize_t ret;
+	int err;
+
+	catch_sig(SIGALRM, &old);
+	setitimer(ITIMER_REAL, &it, NULL);
+	ret = readv(fd, iov, n);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	*blocked = seen_sig() == SIGALRM;
+	errno = err;
+	return ret;
+}
+
+#define EV		((ssize_t)sizeof(struct hwtimer_event))
+#define GUARD_MS	2000
+
+/* Records parsed from @buf have cookies @cookie..+@n, each once. */
+static void cookies_once(struct __test_metadata *_metadata, const void *buf,
+			 int n, uint64_t cookie, uint32_t *seen)
+{
+	struct hwtimer_event ev;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&ev, (const char *)buf + i * EV, EV);
+		ASSERT_TRUE(ev.cookie >= cookie && ev.cookie < cookie + 32 &&
+			    !(*seen & 1U << (ev.cookie - cookie)) && ev.id &&
+			    ev.flags == HWTIMER_EVENT_LAST) {
+			TH_LOG("record %d: cookie %#" PRIx64 " id %#" PRIx64 " flags %#x",
+			       i, (uint64_t)ev.cookie, (uint64_t)ev.id, ev.flags);
+		}
+		*seen |= 1U << (ev.cookie - cookie);
+	}
+}
+
+/*
+ * How long the long batch ran uninterrupted (the batch_eintr test), 0
+ * unknown; in memory shared by every test.
+ */
+static uint64_t *long_batch_ns;
+
+/* When to signal the long batch: 50 ms in, or a quarter of its run. */
+static unsigned int long_batch_delay_ms(void)
+{
+	uint64_t q = *long_batch_ns / MS / 4;
+
+	if (!*long_batch_ns || q >= 50)
+		return 50;
+	return q ? q : 1;
+}
+
+/* 65,536 MODIFYs of one far timeout: a long BATCH that leaves no state. */
+static struct hwtimer_batch_op *long_batch(uint64_t id, struct hwtimer_batch_op *ops)
+{
+	uint32_t i;
+
+	for (i = 0; i < HWTIMER_BATCH_MAX; i++) {
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_MODIFY;
+		ops[i].id = id;
+		ops[i].deadline_ns = 100000 * MS + i;
+		ops[i].status = (int32_t)SENTINEL32;
+		ops[i].result = SENTINEL32;
+	}
+	return ops;
+}
+
+struct batch_run {
+	int fd;
+	struct hwtimer_batch b;
+	int started;			/* atomic */
+	int ret;
+	int err;
+	uint64_t t0, t1;
+};
+
+static void *batch_runner(void *arg)
+{
+	struct batch_run *r = arg;
+
+	r->t0 = now_ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&r->started, 1, __ATOMIC_SEQ_CST);
+	r->ret = ioctl(r->fd, HWTIMER_IOC_BATCH, &r->b);
+	r->err = errno;
+	r->t1 = now_ns(CLOCK_MONOTONIC);
+	return NULL;
+}
+
+static void batch_header(struct hwtimer_batch *b, struct hwtimer_batch_op *ops)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = (uint64_t)(uintptr_t)ops;
+	b->count = HWTIMER_BATCH_MAX;
+	b->done = SENTINEL32;
+	b->failed = SENTINEL32;
+}
+
+/* Run the long batch in a thread; SIGUSR1 to it after @ms (0: none). */
+static void run_long_batch(struct batch_run *r, unsigned int ms)
+{
+	pthread_t t;
+
+	__atomic_store_n(&r->started, 0, __ATOMIC_SEQ_CST);
+	pthread_create(&t, NULL, batch_runner, r);
+	while (!__atomic_load_n(&r->started, __ATOMIC_SEQ_CST))
+		sched_yield();
+	if (ms) {
+		sleep_ms(ms);
+		pthread_kill(t, SIGUSR1);
+	}
+	pthread_join(t, NULL);
+}
+
+/* Ops of @ops written back: status no longer the sentinel. */
+static uint32_t written_back(const struct hwtimer_batch_op *ops)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < HWTIMER_BATCH_MAX; i++)
+		n += (uint32_t)ops[i].status != SENTINEL32;
+	return n;
+}
+
+static int read_param(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_param(const char *path, int v)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", v);
+	return fclose(f);
+}
+
+static int user_saved = -1;
+/* A uid nothing else in the VM runs as: its live count starts at 0. */
+#define LIMIT_UID	54321
+
+/* Live timeouts in one context, per STATS. */
+static uint64_t ctx_live(int fd)
+{
+	struct hwtimer_stats_req st;
+
+	return stats(fd, &st) ? UINT64_MAX : st.ctx_live;
+}
+
+/*
+ * The per-user limit @lim across two files of this user: the (lim+1)th live
+ * timeout fails with EDQUOT in either file and in a BATCH op, failures leak
+ * nothing, a cancel in one file frees room in the other, close frees all.
+ */
+static void user_limit_body(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(ctx) *self, int lim)
+{
+	struct hwtimer_batch_op op = { .op = HWTIMER_OP_ARM, .clock = CLOCK_MONOTONIC,
+				       .deadline_ns = 100000 * MS };
+	int a = open_dev(_metadata, self), b = open_dev(_metadata, self);
+	int na = lim * 6 / 10, ret;
+	struct hwtimer_batch hb;
+	uint64_t id;
+	uint32_t res;
+
+	ASSERT_EQ(0, fill_to(a, na)) {
+		TH_LOG("%d arms in file A", na);
+	}
+	ASSERT_EQ(0, fill_to(b, lim - na - 1)) {
+		TH_LOG("%d arms in file B", lim - na - 1);
+	}
+	ASSERT_EQ(0, arm(b, 1, 100000 * MS, &id)) {
+		TH_LOG("arm number %d", lim);
+	}
+	ret = arm(a, 2, 100000 * MS, NULL);
+	ASSERT_TRUE(ret == -EDQUOT) {
+		TH_LOG("live timeout %d (file A) gave %d, want -EDQUOT", lim + 1, ret);
+	}
+	ret = arm(b, 2, 100000 * MS, NULL);
+	ASSERT_TRUE(ret == -EDQUOT) {
+		TH_LOG("live timeout %d (file B) gave %d, want -EDQUOT", lim + 1, ret);
+	}
+	ASSERT_TRUE(batch(b, &op, 1, &hb) == 0 && hb.failed == 1 && op.status == -EDQUOT) {
+		TH_LOG("BATCH arm past the limit: status %d", op.status);
+	}
+	ASSERT_TRUE(ctx_live(a) == (uint64_t)na && ctx_live(b) == (uint64_t)(lim - na)) {
+		TH_LOG("refused arms counted: live %" PRIu64 " + %" PRIu64, ctx_live(a),
+		       ctx_live(b));
+	}
+	ASSERT_TRUE(cancel(b, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel in B");
+	}
+	ASSERT_TRUE(arm(a, 3, 100000 * MS, NULL) == 0) {
+		TH_LOG("arm in A after a cancel in B freed one");
+	}
+	ASSERT_TRUE(arm(a, 4, 100000 * MS, NULL) == -EDQUOT) {
+		TH_LOG("limit again");
+	}
+	close_dev(self, a);
+	ret = fill_to(b, na + 1);
+	ASSERT_TRUE(ret == 0) {
+		TH_LOG("closing A did not give back its %d: %d", na + 1, ret);
+	}
+	EXPECT_TRUE(arm(b, 5, 100000 * MS, NULL) == -EDQUOT) {
+		TH_LOG("limit after close");
+	}
+}
+
+/* The module's tick, from the API handshake of a file of its own. */
+static uint64_t read_tick_ns(void)
+{
+	struct hwtimer_api a = { .api = HWTIMER_API };
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	uint64_t tick = 0;
+
+	if (fd >= 0 && !xioctl(fd, HWTIMER_IOC_API, &a))
+		tick = a.tick_ns;
+	if (fd >= 0)
+		close(fd);
+	return tick;
+}
+
+FIXTURE_SETUP(ctx)
+{
+	int i;
+
+	for (i = 0; i < CTX_FDS; i++)
+		self->fds[i] = -1;
+	/* The API test checks the handshake; here a failed one keeps 1 ms. */
+	tick_ns = read_tick_ns() ?: MS;
+	self->fd = open_dev(_metadata, self);
+}
+
+/* Every file the test left open, then the module parameters it changed. */
+FIXTURE_TEARDOWN(ctx)
+{
+	int i;
+
+	for (i = 0; i < CTX_FDS; i++)
+		if (self->fds[i] >= 0)
+			close_dev(self, self->fds[i]);
+	if (cap_saved >= 0) {
+		EXPECT_EQ(0, write_cap(cap_saved)) {
+			TH_LOG("restore %s: %s", PARAM_CAP, strerror(errno));
+		}
+	}
+	if (user_saved >= 0) {
+		EXPECT_EQ(0, write_param(PARAM_USER, user_saved)) {
+			TH_LOG("restore %s: %s", PARAM_USER, strerror(errno));
+		}
+	}
+}
+
+/*
+ * nanosleep(20 ms) sleeps 20 ms or more (else bail out).
+ *
+ * The program's own clock check. Every timing check below sleeps with
+ * nanosleep(); a kernel that lacks the syscall a build uses (the -m32 build
+ * needs the time32 or time64 compat entry) returns at once, and every
+ * "nothing happened during N ms" check would pass without waiting. Exact:
+ * a sleep never ends early.
+ */
+TEST_F(ctx, nanosleep)
+{
+	struct timespec ts = { 0, 20 * MS }, a, b;
+	uint64_t slept;
+	int ret;
+
+	ASSERT_TRUE(clock_gettime(CLOCK_MONOTONIC, &a) == 0) {
+		TH_LOG("clock_gettime: %s", strerror(errno));
+	}
+	ret = nanosleep(&ts, NULL);
+	ASSERT_TRUE(ret == 0) {
+		TH_LOG("nanosleep(20 ms): %s", strerror(errno));
+	}
+	ASSERT_TRUE(clock_gettime(CLOCK_MONOTONIC, &b) == 0) {
+		TH_LOG("clock_gettime: %s", strerror(errno));
+	}
+	slept = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec -
+		a.tv_nsec;
+	printf("# nanosleep(20 ms) slept %" PRIu64 " us\n", slept / 1000);
+	EXPECT_TRUE(slept >= 20 * MS) {
+		TH_LOG("nanosleep(20 ms) returned after %" PRIu64 " ns: this kernel does not sleep for a %zu-bit program",
+		       slept, sizeof(long) * 8);
+	}
+}
+
+/* open /dev/hwtimer, mode 0666. */
+TEST_F(ctx, open)
+{
+	struct stat st;
+	int fd;
+
+	ASSERT_TRUE(stat(DEV, &st) == 0) {
+		TH_LOG("stat %s: %s", DEV, strerror(errno));
+	}
+	ASSERT_TRUE(S_ISCHR(st.st_mode)) {
+		TH_LOG("not a character device");
+	}
+	ASSERT_TRUE((st.st_mode & 0666) == 0666) {
+		TH_LOG("mode %o, want 0666", st.st_mode & 0777);
+	}
+	fd = self->fd;
+	ASSERT_TRUE(fd >= 0) {
+		TH_LOG("open");
+	}
+	close_dev(self, fd);
+}
+
+/* API handshake: version, features, ioctl mask, 0xAA outputs written. */
+TEST_F(ctx, api)
+{
+	struct hwtimer_api a;
+	uint64_t want = 0;
+	int fd = self->fd;
+
+	memset(&a, 0xaa, sizeof(a));
+	a.api = HWTIMER_API;
+	a.features = HWTIMER_FEATURE_BATCH;
+	a.flags = 0;
+	memset(a.reserved, 0, sizeof(a.reserved));
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == 0) {
+		TH_LOG("API: %s", strerror(errno));
+	}
+	want = 1ULL << _IOC_NR(HWTIMER_IOC_API) | 1ULL << _IOC_NR(HWTIMER_IOC_ARM) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_CANCEL) | 1ULL << _IOC_NR(HWTIMER_IOC_MODIFY) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_BATCH) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_SET_EVENTFD) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_STATS);
+	ASSERT_TRUE(a.api == HWTIMER_API) {
+		TH_LOG("api %" PRIu64, (uint64_t)a.api);
+	}
+	ASSERT_TRUE(a.features == HWTIMER_FEATURES_ALL) {
+		TH_LOG("features %#" PRIx64, (uint64_t)a.features);
+	}
+	ASSERT_TRUE(a.ioctls == want) {
+		TH_LOG("ioctls %#" PRIx64 " want %#" PRIx64, (uint64_t)a.ioctls, want);
+	}
+	ASSERT_TRUE(a.event_size == sizeof(struct hwtimer_event)) {
+		TH_LOG("event_size %u", a.event_size);
+	}
+	ASSERT_TRUE(a.tick_ns >= 10000 && a.tick_ns <= 1000000000ULL) {
+		TH_LOG("tick %" PRIu64, (uint64_t)a.tick_ns);
+	}
+	ASSERT_TRUE(a.max_pending > 0 && a.max_pending != PAT64) {
+		TH_LOG("max_pending");
+	}
+	ASSERT_TRUE(!a.flags && !a.reserved[0] && !a.reserved[1] && !a.reserved[2] &&
+		    !a.reserved[3]) {
+		TH_LOG("flags/reserved not zeroed");
+	}
+	tick_ns = a.tick_ns;
+	close_dev(self, fd);
+}
+
+/* API: bad version, unknown feature, flags, reserved gives EINVAL. */
+TEST_F(ctx, api_bad)
+{
+	struct hwtimer_api a;
+	int fd = self->fd;
+
+	memset(&a, 0, sizeof(a));
+	a.api = HWTIMER_API + 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL) {
+		TH_LOG("bad version accepted");
+	}
+	a.api = HWTIMER_API;
+	a.features = 1ULL << 63;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL) {
+		TH_LOG("unknown feature accepted");
+	}
+	a.features = 0;
+	a.flags = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL) {
+		TH_LOG("flags accepted");
+	}
+	a.flags = 0;
+	a.reserved[3] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == -EINVAL) {
+		TH_LOG("reserved accepted");
+	}
+	close_dev(self, fd);
+}
+
+/* unknown command and wrong size gives ENOTTY. */
+TEST_F(ctx, enotty)
+{
+	char buf[512] = { 0 };
+	int fd = self->fd;
+
+	ASSERT_TRUE(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x3f, struct hwtimer_api), buf) == -ENOTTY) {
+		TH_LOG("unknown nr");
+	}
+	ASSERT_TRUE(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x01, uint64_t), buf) == -ENOTTY) {
+		TH_LOG("ARM with the wrong size");
+	}
+	ASSERT_TRUE(xioctl(fd, _IO(HWTIMER_IOC_MAGIC, 0x20), buf) == -ENOTTY) {
+		TH_LOG("_IO with no argument");
+	}
+	close_dev(self, fd);
+}
+
+/* NULL and unmapped pointers gives EFAULT on every command. */
+TEST_F(ctx, efault)
+{
+	unsigned long cmds[] = {
+		HWTIMER_IOC_API, HWTIMER_IOC_ARM, HWTIMER_IOC_CANCEL,
+		HWTIMER_IOC_MODIFY, HWTIMER_IOC_BATCH, HWTIMER_IOC_SET_EVENTFD,
+		HWTIMER_IOC_STATS,
+	};
+	void *bad = unmapped_ptr();
+	int fd = self->fd;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ASSERT_TRUE(xioctl(fd, cmds[i], NULL) == -EFAULT) {
+			TH_LOG("cmd %#lx NULL", cmds[i]);
+		}
+		ASSERT_TRUE(xioctl(fd, cmds[i], bad) == -EFAULT) {
+			TH_LOG("cmd %#lx unmapped", cmds[i]);
+		}
+	}
+	close_dev(self, fd);
+}
+
+/* ARM: reserved and unknown flags gives EINVAL. */
+TEST_F(ctx, arm_reserved)
+{
+	struct hwtimer_arm_req r = {
+		.deadline_ns = 1000 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	int fd = self->fd;
+
+	r.reserved[1] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_ARM, &r) == -EINVAL) {
+		TH_LOG("reserved[1] accepted");
+	}
+	r.reserved[1] = 0;
+	r.flags = 0x80000000;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_ARM, &r) == -EINVAL) {
+		TH_LOG("unknown flag accepted");
+	}
+	close_dev(self, fd);
+}
+
+/* ARM: bad clock gives EINVAL. */
+TEST_F(ctx, arm_bad_clock)
+{
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm_full(fd, 0, MS, 0, CLOCK_REALTIME, 0, NULL) == -EINVAL) {
+		TH_LOG("CLOCK_REALTIME accepted");
+	}
+	ASSERT_TRUE(arm_full(fd, 0, MS, 0, 12345, 0, NULL) == -EINVAL) {
+		TH_LOG("clock 12345");
+	}
+	close_dev(self, fd);
+}
+
+/* ARM: period below one tick gives EINVAL, one tick accepted. */
+TEST_F(ctx, period_min)
+{
+	uint64_t id;
+	uint32_t res;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm_full(fd, 0, MS, tick_ns - 1, CLOCK_MONOTONIC, 0, NULL) == -EINVAL) {
+		TH_LOG("period below one tick accepted");
+	}
+	ASSERT_TRUE(arm_full(fd, 0, MS, 1, CLOCK_MONOTONIC, 0, NULL) == -EINVAL) {
+		TH_LOG("period 1ns accepted");
+	}
+	ASSERT_TRUE(arm_full(fd, 0, 1000 * MS, tick_ns, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("period of one tick refused");
+	}
+	ASSERT_TRUE(cancel(fd, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel of the periodic");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * one-shot event: id, cookie, deadline, fire time, flags.
+ * A one-shot's event: id, cookie, deadline, fire time, flags.
+ */
+TEST_F(ctx, oneshot_event)
+{
+	struct hwtimer_event ev[2];
+	uint64_t t0, t1, t2, id;
+	int fd = self->fd;
+	int n;
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(arm(fd, 0xc00c1e, 20 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	t1 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(id != 0) {
+		TH_LOG("id 0");
+	}
+	n = wait_events(fd, ev, 2, WAIT_MS);
+	t2 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(n == 1) {
+		TH_LOG("read %d events, want 1", n);
+	}
+	ASSERT_TRUE(ev[0].id == id) {
+		TH_LOG("id %#" PRIx64 " want %#" PRIx64, (uint64_t)ev[0].id, id);
+	}
+	ASSERT_TRUE(ev[0].cookie == 0xc00c1e) {
+		TH_LOG("cookie %#" PRIx64, (uint64_t)ev[0].cookie);
+	}
+	ASSERT_TRUE(ev[0].deadline_ns >= t0 + 20 * MS &&
+		    ev[0].deadline_ns < t1 + 20 * MS + tick_ns) {
+		TH_LOG("deadline %" PRIu64 " outside [%" PRIu64 ", %" PRIu64 "]",
+		       (uint64_t)ev[0].deadline_ns, (uint64_t)(t0 + 20 * MS),
+		       (uint64_t)(t1 + 20 * MS));
+	}
+	ASSERT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns) {
+		TH_LOG("fired %" PRIu64 " ns early", (uint64_t)(ev[0].deadline_ns - ev[0].fire_ns));
+	}
+	ASSERT_TRUE(t2 >= ev[0].deadline_ns) {
+		TH_LOG("read returned before the deadline");
+	}
+	ASSERT_TRUE(ev[0].overruns == 0) {
+		TH_LOG("overruns %" PRIu64, (uint64_t)ev[0].overruns);
+	}
+	ASSERT_TRUE(ev[0].clock == CLOCK_MONOTONIC) {
+		TH_LOG("clock %u", ev[0].clock);
+	}
+	ASSERT_TRUE(ev[0].flags == HWTIMER_EVENT_LAST) {
+		TH_LOG("flags %#x", ev[0].flags);
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * 50 timeouts: never early, lateness bounded.
+ * Never early (exact) and late by at most LATE_MAX_NS, over many timeouts.
+ */
+TEST_F(ctx, never_early)
+{
+	struct hwtimer_event ev[64];
+	uint64_t late, max_late = 0;
+	int fd = self->fd;
+	int i, got = 0, n;
+
+	for (i = 0; i < 50; i++) {
+		ASSERT_TRUE(arm(fd, i, (uint64_t)(i % 10 + 1) * 3 * MS + i * 7777, NULL) == 0) {
+			TH_LOG("arm %d", i);
+		}
+	}
+	while (got < 50) {
+		n = wait_events(fd, ev, 64, WAIT_MS);
+		ASSERT_TRUE(n > 0) {
+			TH_LOG("only %d of 50 fired", got);
+		}
+		for (i = 0; i < n; i++) {
+			ASSERT_TRUE(ev[i].fire_ns >= ev[i].deadline_ns) {
+				TH_LOG("cookie %" PRIu64 " fired %" PRIu64 " ns early",
+				       (uint64_t)ev[i].cookie,
+				       (uint64_t)(ev[i].deadline_ns - ev[i].fire_ns));
+			}
+			late = ev[i].fire_ns - ev[i].deadline_ns;
+			if (late > max_late)
+				max_late = late;
+		}
+		got += n;
+	}
+	printf("# max lateness %" PRIu64 " us over 50 timeouts (bound %llu us)\n",
+	       max_late / 1000, LATE_MAX_NS / 1000);
+	ASSERT_TRUE(max_late <= LATE_MAX_NS) {
+		TH_LOG("late by %" PRIu64 " ns", max_late);
+	}
+	close_dev(self, fd);
+}
+
+/* ids unique and non-zero. */
+TEST_F(ctx, ids_unique)
+{
+	uint64_t ids[100];
+	int fd = self->fd;
+	int i, j;
+
+	for (i = 0; i < 100; i++) {
+		ASSERT_TRUE(arm(fd, i, 10000 * MS, &ids[i]) == 0) {
+			TH_LOG("arm %d", i);
+		}
+	}
+	for (i = 0; i < 100; i++)
+		for (j = 0; j < i; j++) {
+			ASSERT_TRUE(ids[i] != ids[j]) {
+				TH_LOG("ids %d and %d equal", i, j);
+			}
+		}
+	close_dev(self, fd);
+}
+
+/* CANCEL pending gives CANCELLED, 0xAA result written, no event. */
+TEST_F(ctx, cancel)
+{
+	struct hwtimer_cancel_req r;
+	struct hwtimer_event ev;
+	uint64_t id;
+	int fd = self->fd;
+
+	/* 500 ms: the cancel must come first even after a long vCPU stall. */
+	ASSERT_TRUE(arm(fd, 1, 500 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	memset(&r, 0xaa, sizeof(r));
+	r.id = id;
+	r.flags = 0;
+	memset(r.reserved, 0, sizeof(r.reserved));
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == 0) {
+		TH_LOG("cancel: %s", strerror(errno));
+	}
+	ASSERT_TRUE(r.result == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("result %u", r.result);
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, 700) == 0) {
+		TH_LOG("cancelled timeout fired");
+	}
+	close_dev(self, fd);
+}
+
+/* stale, zero and random ids gives ENOENT. */
+TEST_F(ctx, cancel_stale)
+{
+	uint64_t id, id2;
+	int fd = self->fd;
+	int i;
+
+	ASSERT_TRUE(arm(fd, 1, 1000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("first cancel");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == -ENOENT) {
+		TH_LOG("second cancel of the same id");
+	}
+	ASSERT_TRUE(arm(fd, 2, 1000 * MS, &id2) == 0) {
+		TH_LOG("arm again");
+	}
+	ASSERT_TRUE(id2 != id) {
+		TH_LOG("id reused");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == -ENOENT) {
+		TH_LOG("stale id matched the new timeout");
+	}
+	/*
+	 * Free slots are reused oldest first: 200 rounds reuse every slot of
+	 * the first table (64) three times, id's among them. The id layout is
+	 * not ABI, so no new id may equal id, and id must stay unknown.
+	 */
+	for (i = 0; i < 200; i++) {
+		ASSERT_TRUE(cancel(fd, id2, NULL) == 0 && arm(fd, 3, 1000 * MS, &id2) == 0) {
+			TH_LOG("cancel and arm, round %d", i);
+		}
+		ASSERT_TRUE(id2 != id && cancel(fd, id, NULL) == -ENOENT) {
+			TH_LOG("round %d: stale id %#llx matched a new timeout (%#llx)",
+			       i, (unsigned long long)id, (unsigned long long)id2);
+		}
+	}
+	ASSERT_TRUE(cancel(fd, 0, NULL) == -ENOENT) {
+		TH_LOG("id 0");
+	}
+	ASSERT_TRUE(cancel(fd, 0x123456789abcdefULL, NULL) == -ENOENT) {
+		TH_LOG("random id");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * generation bits checked gives ENOENT.
+ * The generation bits are checked, not only the index.
+ */
+TEST_F(ctx, cancel_generation)
+{
+	uint64_t id;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, 1000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(cancel(fd, id ^ (1ULL << 40), NULL) == -ENOENT) {
+		TH_LOG("id with other generation bits matched");
+	}
+	ASSERT_TRUE(modify(fd, id ^ (1ULL << 63), MS, 0, NULL) == -ENOENT) {
+		TH_LOG("modify with other generation bits matched");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("real id");
+	}
+	close_dev(self, fd);
+}
+
+/* other context's id gives ENOENT. */
+TEST_F(ctx, cancel_other_ctx)
+{
+	uint64_t id;
+	int a = self->fd, b = open_dev(_metadata, self);
+
+	ASSERT_TRUE(arm(a, 1, 1000 * MS, &id) == 0) {
+		TH_LOG("arm on a");
+	}
+	ASSERT_TRUE(arm(b, 1, 1000 * MS, NULL) == 0) {
+		TH_LOG("arm on b");
+	}
+	ASSERT_TRUE(cancel(b, id, NULL) == -ENOENT) {
+		TH_LOG("b cancelled a's id");
+	}
+	ASSERT_TRUE(modify(b, id, MS, 0, NULL) == -ENOENT) {
+		TH_LOG("b modified a's id");
+	}
+	ASSERT_TRUE(cancel(a, id, NULL) == 0) {
+		TH_LOG("a's own cancel");
+	}
+	close_dev(self, a);
+	close_dev(self, b);
+}
+
+/* CANCEL fired unread one-shot gives FIRED, event kept. */
+TEST_F(ctx, cancel_fired)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 7, MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("never fired");
+	}
+	ASSERT_TRUE(cancel(fd, id, &res) == 0) {
+		TH_LOG("cancel of a fired, unread one-shot");
+	}
+	ASSERT_TRUE(res == HWTIMER_RESULT_FIRED) {
+		TH_LOG("result %u want FIRED", res);
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id) {
+		TH_LOG("event lost by the cancel");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == -ENOENT) {
+		TH_LOG("id still known after read");
+	}
+	close_dev(self, fd);
+}
+
+/* CANCEL: flags and reserved gives EINVAL. */
+TEST_F(ctx, cancel_bad)
+{
+	struct hwtimer_cancel_req r = { 0 };
+	uint64_t id;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, 1000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	r.id = id;
+	r.flags = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == -EINVAL) {
+		TH_LOG("flags accepted");
+	}
+	r.flags = 0;
+	r.reserved[0] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_CANCEL, &r) == -EINVAL) {
+		TH_LOG("reserved accepted");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("still pending after bad cancels");
+	}
+	close_dev(self, fd);
+}
+
+/* MODIFY relative gives MODIFIED, fires at the new deadline. */
+TEST_F(ctx, modify)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id, t0;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 9, 10000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(modify(fd, id, 30 * MS, 0, &res) == 0) {
+		TH_LOG("modify");
+	}
+	ASSERT_TRUE(res == HWTIMER_RESULT_MODIFIED) {
+		TH_LOG("result %u", res);
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("modified timeout did not fire");
+	}
+	ASSERT_TRUE(ev.id == id && ev.cookie == 9) {
+		TH_LOG("wrong event");
+	}
+	ASSERT_TRUE(ev.deadline_ns >= t0 + 30 * MS && ev.deadline_ns < t0 + 1000 * MS) {
+		TH_LOG("deadline not the new one");
+	}
+	ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
+		TH_LOG("early");
+	}
+	ASSERT_TRUE(modify(fd, id, MS, 0, NULL) == -ENOENT) {
+		TH_LOG("modify after read");
+	}
+	close_dev(self, fd);
+}
+
+/* MODIFY absolute later: not at the old deadline. */
+TEST_F(ctx, modify_later_abs)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id, dl;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 9, 200 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	dl = now_ns(CLOCK_MONOTONIC) + 600 * MS;
+	ASSERT_TRUE(modify(fd, id, dl, HWTIMER_ARM_ABS, &res) == 0 &&
+		    res == HWTIMER_RESULT_MODIFIED) {
+		TH_LOG("modify to absolute later");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, 400) == 0) {
+		TH_LOG("fired at the old deadline");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("did not fire");
+	}
+	ASSERT_TRUE(ev.deadline_ns >= dl && ev.deadline_ns < dl + tick_ns) {
+		TH_LOG("deadline %" PRIu64 " want %" PRIu64, (uint64_t)ev.deadline_ns, dl);
+	}
+	ASSERT_TRUE(ev.fire_ns >= dl) {
+		TH_LOG("early");
+	}
+	close_dev(self, fd);
+}
+
+/* MODIFY: unknown id ENOENT, flags and reserved EINVAL. */
+TEST_F(ctx, modify_bad)
+{
+	struct hwtimer_modify_req r = { 0 };
+	uint64_t id;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, 1000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(modify(fd, id + 1, MS, 0, NULL) == -ENOENT) {
+		TH_LOG("unknown id");
+	}
+	ASSERT_TRUE(modify(fd, id, MS, 0x10, NULL) == -EINVAL) {
+		TH_LOG("unknown flag");
+	}
+	r.id = id;
+	r.reserved[1] = 5;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_MODIFY, &r) == -EINVAL) {
+		TH_LOG("reserved accepted");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * MODIFY periodic: next expiry moved, period kept.
+ * MODIFY of a periodic moves its next expiry and keeps its period.
+ */
+TEST_F(ctx, modify_periodic)
+{
+	uint64_t id, t0, period = 400 * MS;
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm_full(fd, 4, 100000 * MS, period, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(modify(fd, id, 20 * MS, 0, &res) == 0 && res == HWTIMER_RESULT_MODIFIED) {
+		TH_LOG("modify: result %u", res);
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id) {
+		TH_LOG("no expiry");
+	}
+	ASSERT_TRUE(ev.deadline_ns >= t0 + 20 * MS && ev.fire_ns >= ev.deadline_ns &&
+		    ev.flags == 0) {
+		TH_LOG("first expiry deadline or flags");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("no second expiry");
+	}
+	ASSERT_TRUE(ev.deadline_ns >= t0 + 20 * MS + period) {
+		TH_LOG("period not kept");
+	}
+	ASSERT_TRUE(cancel(fd, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel");
+	}
+	close_dev(self, fd);
+}
+
+/* absolute deadline in the past fires at once. */
+TEST_F(ctx, past_abs)
+{
+	struct hwtimer_event ev;
+	uint64_t id, t0;
+	int fd = self->fd;
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(arm_full(fd, 3, 1, 0, CLOCK_MONOTONIC, HWTIMER_ARM_ABS, &id) == 0) {
+		TH_LOG("arm at absolute 1 ns");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("past deadline never fired");
+	}
+	ASSERT_TRUE(ev.fire_ns - t0 < LATE_MAX_NS) {
+		TH_LOG("past deadline fired %" PRIu64 " ms late",
+		       (uint64_t)((ev.fire_ns - t0) / MS));
+	}
+	ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
+		TH_LOG("fire before deadline");
+	}
+	close_dev(self, fd);
+}
+
+/* U64_MAX relative and absolute: no wrap, cancellable. */
+TEST_F(ctx, u64_max)
+{
+	struct hwtimer_event ev;
+	uint64_t a, b;
+	uint32_t ra = 0, rb = 0;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, UINT64_MAX, &a) == 0) {
+		TH_LOG("relative U64_MAX");
+	}
+	ASSERT_TRUE(arm_full(fd, 2, UINT64_MAX, 0, CLOCK_MONOTONIC, HWTIMER_ARM_ABS, &b) == 0) {
+		TH_LOG("absolute U64_MAX");
+	}
+	ASSERT_TRUE(arm(fd, 3, UINT64_MAX - 5, NULL) == 0) {
+		TH_LOG("relative U64_MAX - 5");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, 200) == 0) {
+		TH_LOG("a U64_MAX deadline fired (wrap)");
+	}
+	ASSERT_TRUE(cancel(fd, a, &ra) == 0 && ra == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel a");
+	}
+	ASSERT_TRUE(cancel(fd, b, &rb) == 0 && rb == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel b");
+	}
+	close_dev(self, fd);
+}
+
+/* periodic: expiries on the period grid, never early. */
+TEST_F(ctx, periodic)
+{
+	struct hwtimer_event ev;
+	uint64_t id, first = 0, period = 20 * MS;
+	int fd = self->fd;
+	int i;
+
+	if (period < tick_ns)
+		period = tick_ns;
+	ASSERT_TRUE(arm_full(fd, 5, period, period, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+			TH_LOG("expiry %d missing", i);
+		}
+		ASSERT_TRUE(ev.id == id && ev.cookie == 5) {
+			TH_LOG("wrong event");
+		}
+		ASSERT_TRUE(ev.flags == 0) {
+			TH_LOG("flags %#x on a live periodic", ev.flags);
+		}
+		ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
+			TH_LOG("expiry %d early", i);
+		}
+		if (!i)
+			first = ev.deadline_ns;
+		ASSERT_TRUE((ev.deadline_ns - first) % period == 0) {
+			TH_LOG("deadline off the period grid by %" PRIu64 " ns",
+			       (uint64_t)((ev.deadline_ns - first) % period));
+		}
+	}
+	ASSERT_TRUE(ev.deadline_ns > first) {
+		TH_LOG("deadline did not advance");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("cancel");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * unread periodic folds into one record with overruns.
+ *
+ * An unread periodic folds into one record with overruns, so memory does
+ * not grow: ten periods after the first expiry there is still one record,
+ * and it carries every expiry that passed (the read counts them: at least
+ * 11, exact) and no more than the periods elapsed (never early, exact);
+ * the context's fired counter is what the record carries (plus one the
+ * re-armed timer may add before STATS).
+ */
+TEST_F(ctx, periodic_overruns)
+{
+	uint64_t id, t0, t1, period = 10 * MS, expiries, most;
+	struct hwtimer_stats_req st;
+	struct hwtimer_event ev[4];
+	int fd = self->fd;
+	int n;
+
+	if (period < tick_ns)
+		period = tick_ns;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(arm_full(fd, 6, period, period, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("no first expiry");
+	}
+	sleep_ms(10 * period / MS);
+	ASSERT_TRUE(stats(fd, &st) == 0) {
+		TH_LOG("stats");
+	}
+	ASSERT_TRUE(st.ctx_queued == 1) {
+		TH_LOG("%" PRIu64 " records queued, want 1", (uint64_t)st.ctx_queued);
+	}
+	n = read(fd, ev, sizeof(ev));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(n == (int)sizeof(ev[0])) {
+		TH_LOG("read %d bytes, want one record", n);
+	}
+	expiries = 1 + ev[0].overruns;
+	most = (t1 - t0) / period + 1;
+	printf("# %" PRIu64 " expiries folded into one record, %" PRIu64
+	       " ms period\n", expiries, (uint64_t)(period / MS));
+	ASSERT_TRUE(expiries >= 11) {
+		TH_LOG("record has %" PRIu64 " expiries, 11 periods passed", expiries);
+	}
+	ASSERT_TRUE(expiries <= most) {
+		TH_LOG("%" PRIu64 " expiries, more than %" PRIu64 " periods elapsed (early)",
+		       expiries, most);
+	}
+	/* The re-armed timer may have fired once more since the read. */
+	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_fired >= expiries &&
+		    st.ctx_fired <= expiries + 1) {
+		TH_LOG("context counted %" PRIu64 " expiries, the record %" PRIu64,
+		       (uint64_t)st.ctx_fired, expiries);
+	}
+	ASSERT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns) {
+		TH_LOG("latest deadline after its fire time");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("cancel");
+	}
+	close_dev(self, fd);
+}
+
+/* periodic cancel stops expiries. */
+TEST_F(ctx, periodic_cancel)
+{
+	struct hwtimer_event ev[8];
+	uint64_t id;
+	int fd = self->fd;
+	int n;
+
+	ASSERT_TRUE(arm_full(fd, 5, tick_ns * 2, tick_ns * 2, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_events(fd, ev, 1, WAIT_MS) == 1) {
+		TH_LOG("no expiry");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("cancel");
+	}
+	/* At most one record, queued before the cancel, may still come. */
+	n = wait_events(fd, ev, 8, 50);
+	ASSERT_TRUE(n <= 1) {
+		TH_LOG("%d records after cancel", n);
+	}
+	ASSERT_TRUE(n == 0 || ev[0].flags == HWTIMER_EVENT_LAST) {
+		TH_LOG("last record not LAST");
+	}
+	ASSERT_TRUE(wait_events(fd, ev, 8, 100) == 0) {
+		TH_LOG("expiries after cancel");
+	}
+	close_dev(self, fd);
+}
+
+/* CLOCK_BOOTTIME timeout. */
+TEST_F(ctx, boottime)
+{
+	struct hwtimer_event ev;
+	uint64_t t0, id;
+	int fd = self->fd;
+
+	t0 = now_ns(CLOCK_BOOTTIME);
+	ASSERT_TRUE(arm_full(fd, 8, 20 * MS, 0, CLOCK_BOOTTIME, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("no event");
+	}
+	ASSERT_TRUE(ev.clock == CLOCK_BOOTTIME) {
+		TH_LOG("clock %u", ev.clock);
+	}
+	ASSERT_TRUE(ev.deadline_ns >= t0 + 20 * MS && ev.deadline_ns < now_ns(CLOCK_BOOTTIME)) {
+		TH_LOG("deadline not on BOOTTIME");
+	}
+	ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
+		TH_LOG("early");
+	}
+	close_dev(self, fd);
+}
+
+/* read: buffer below one record gives EINVAL. */
+TEST_F(ctx, read_short)
+{
+	struct hwtimer_event ev;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, 0, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("never fired");
+	}
+	ASSERT_TRUE(read(fd, &ev, sizeof(ev) - 1) == -1 && errno == EINVAL) {
+		TH_LOG("short read did not fail with EINVAL");
+	}
+	ASSERT_TRUE(read(fd, &ev, 0) == -1 && errno == EINVAL) {
+		TH_LOG("zero read");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("event lost by short read");
+	}
+	close_dev(self, fd);
+}
+
+/* read: O_NONBLOCK and empty gives EAGAIN. */
+TEST_F(ctx, read_nonblock)
+{
+	struct hwtimer_event ev;
+	int fd = open(DEV, O_RDWR | O_NONBLOCK);
+
+	ASSERT_TRUE(fd >= 0) {
+		TH_LOG("open");
+	}
+	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN) {
+		TH_LOG("want EAGAIN");
+	}
+	ASSERT_TRUE(arm(fd, 1, 1000 * MS, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == -1 && errno == EAGAIN) {
+		TH_LOG("want EAGAIN with pending, unfired timeouts");
+	}
+	close_dev(self, fd);
+}
+
+/* read: blocks until the expiry. */
+TEST_F(ctx, read_blocking)
+{
+	struct hwtimer_event ev;
+	uint64_t t0, t1;
+	int fd = self->fd;
+	ssize_t n;
+
+	ASSERT_TRUE(arm(fd, 1, 50 * MS, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	n = read(fd, &ev, sizeof(ev));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(n == sizeof(ev)) {
+		TH_LOG("read %zd", n);
+	}
+	ASSERT_TRUE(t1 >= ev.deadline_ns) {
+		TH_LOG("blocking read returned early");
+	}
+	ASSERT_TRUE(t1 - t0 < 50 * MS + LATE_MAX_NS) {
+		TH_LOG("blocking read slept %" PRIu64 " ms", (uint64_t)((t1 - t0) / MS));
+	}
+	close_dev(self, fd);
+}
+
+/* read: interrupted by a signal gives EINTR. */
+TEST_F(ctx, read_signal)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { .it_value = { 0, 50000 } };
+	struct hwtimer_event ev;
+	int fd = self->fd;
+	ssize_t n;
+	int err;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	setitimer(ITIMER_REAL, &it, NULL);
+	n = read(fd, &ev, sizeof(ev));
+	err = errno;
+	signal(SIGALRM, SIG_DFL);
+	ASSERT_TRUE(n == -1 && err == EINTR) {
+		TH_LOG("read gave %zd (%s), want EINTR", n, strerror(err));
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * read: whole records that fit, 0xAA buffer written exactly.
+ * read() returns as many whole records as fit, 0xAA-prefilled buffer.
+ */
+TEST_F(ctx, read_many_prefill)
+{
+	unsigned char buf[3 * sizeof(struct hwtimer_event) + 20];
+	struct hwtimer_event ev[5];
+	uint64_t w;
+	size_t i;
+	ssize_t n;
+	int fd = self->fd;
+	int k;
+
+	for (k = 0; k < 5; k++) {
+		ASSERT_TRUE(arm(fd, 100 + k, 0, NULL) == 0) {
+			TH_LOG("arm %d", k);
+		}
+	}
+	ASSERT_TRUE(wait_count(fd, 5, false)) {
+		TH_LOG("not all 5 fired");
+	}
+	memset(buf, 0xaa, sizeof(buf));
+	n = read(fd, buf, sizeof(buf));
+	ASSERT_TRUE(n == 3 * sizeof(struct hwtimer_event)) {
+		TH_LOG("read %zd bytes, want 3 records", n);
+	}
+	for (i = 0; i < (size_t)n; i += 8) {
+		memcpy(&w, buf + i, 8);
+		ASSERT_TRUE(w != PAT64) {
+			TH_LOG("record byte %zu not written", i);
+		}
+	}
+	for (i = n; i < sizeof(buf); i++) {
+		ASSERT_TRUE(buf[i] == 0xaa) {
+			TH_LOG("byte %zu past the records written", i);
+		}
+	}
+	memcpy(ev, buf, 3 * sizeof(ev[0]));
+	for (k = 0; k < 3; k++) {
+		ASSERT_TRUE(ev[k].clock == CLOCK_MONOTONIC &&
+			    ev[k].flags == HWTIMER_EVENT_LAST && ev[k].overruns == 0) {
+			TH_LOG("record %d fields", k);
+		}
+	}
+	n = read(fd, ev, sizeof(ev));
+	ASSERT_TRUE(n == 2 * sizeof(ev[0])) {
+		TH_LOG("second read %zd bytes, want 2 records", n);
+	}
+	close_dev(self, fd);
+}
+
+/* poll: POLLIN only while events wait. */
+TEST_F(ctx, poll)
+{
+	struct pollfd p;
+	int fd = self->fd;
+
+	p.fd = fd;
+	p.events = POLLIN;
+	ASSERT_TRUE(poll(&p, 1, 0) == 0) {
+		TH_LOG("POLLIN with nothing queued");
+	}
+	ASSERT_TRUE(arm(fd, 1, 20 * MS, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(poll(&p, 1, WAIT_MS) == 1 && (p.revents & POLLIN)) {
+		TH_LOG("no POLLIN");
+	}
+	close_dev(self, fd);
+}
+
+/* epoll: EPOLLIN on expiry, clear after read. */
+TEST_F(ctx, epoll)
+{
+	struct epoll_event e = { .events = EPOLLIN }, out;
+	struct hwtimer_event ev;
+	int fd = self->fd;
+	int ep = track_fd(self, epoll_create1(EPOLL_CLOEXEC));
+
+	ASSERT_TRUE(ep >= 0) {
+		TH_LOG("epoll_create1");
+	}
+	ASSERT_TRUE(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0) {
+		TH_LOG("epoll_ctl");
+	}
+	ASSERT_TRUE(epoll_wait(ep, &out, 1, 0) == 0) {
+		TH_LOG("ready with nothing queued");
+	}
+	ASSERT_TRUE(arm(fd, 1, 20 * MS, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(epoll_wait(ep, &out, 1, WAIT_MS) == 1 && (out.events & EPOLLIN)) {
+		TH_LOG("no EPOLLIN");
+	}
+	ASSERT_TRUE(read(fd, &ev, sizeof(ev)) == sizeof(ev)) {
+		TH_LOG("read");
+	}
+	ASSERT_TRUE(epoll_wait(ep, &out, 1, 0) == 0) {
+		TH_LOG("still ready after read");
+	}
+	close_dev(self, ep);
+	close_dev(self, fd);
+}
+
+/* eventfd signalled once per expiry. */
+TEST_F(ctx, eventfd)
+{
+	struct pollfd p;
+	uint64_t v = 0, total = 0;
+	int fd = self->fd;
+	int efd = track_fd(self, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	int k;
+
+	ASSERT_TRUE(efd >= 0) {
+		TH_LOG("eventfd");
+	}
+	ASSERT_TRUE(set_eventfd(fd, efd) == 0) {
+		TH_LOG("SET_EVENTFD: %s", strerror(errno));
+	}
+	for (k = 0; k < 3; k++) {
+		ASSERT_TRUE(arm(fd, k, 10 * MS, NULL) == 0) {
+			TH_LOG("arm");
+		}
+	}
+	p.fd = efd;
+	p.events = POLLIN;
+	while (total < 3 && poll(&p, 1, WAIT_MS) == 1)
+		if (read(efd, &v, 8) == 8)
+			total += v;
+	ASSERT_TRUE(total == 3) {
+		TH_LOG("eventfd counted %" PRIu64 ", want 3", total);
+	}
+	ASSERT_TRUE(wait_count(fd, 3, true)) {
+		TH_LOG("context counted fewer than 3");
+	}
+	ASSERT_TRUE(read(efd, &v, 8) == -1 && errno == EAGAIN) {
+		TH_LOG("signalled too often");
+	}
+	close_dev(self, efd);	/* the context keeps its own reference */
+	ASSERT_TRUE(arm(fd, 9, 0, NULL) == 0) {
+		TH_LOG("arm after closing the eventfd");
+	}
+	sleep_ms(50);
+	close_dev(self, fd);
+}
+
+/* SET_EVENTFD -1 stops signalling. */
+TEST_F(ctx, eventfd_clear)
+{
+	struct hwtimer_event ev;
+	uint64_t v = 0;
+	int fd = self->fd;
+	int efd = track_fd(self, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+
+	ASSERT_TRUE(set_eventfd(fd, efd) == 0) {
+		TH_LOG("set");
+	}
+	ASSERT_TRUE(set_eventfd(fd, -1) == 0) {
+		TH_LOG("clear with -1");
+	}
+	ASSERT_TRUE(arm(fd, 1, 0, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("never fired");
+	}
+	ASSERT_TRUE(read(efd, &v, 8) == -1 && errno == EAGAIN) {
+		TH_LOG("cleared eventfd was signalled");
+	}
+	close_dev(self, efd);
+	close_dev(self, fd);
+}
+
+/* SET_EVENTFD: bad fd EBADF, not an eventfd EINVAL. */
+TEST_F(ctx, eventfd_bad)
+{
+	struct hwtimer_eventfd_req r = { 0 };
+	int fd = self->fd;
+	int nul = track_fd(self, open("/dev/null", O_RDONLY | O_CLOEXEC));
+
+	ASSERT_TRUE(set_eventfd(fd, 9999) == -EBADF) {
+		TH_LOG("fd 9999");
+	}
+	ASSERT_TRUE(set_eventfd(fd, -2) == -EBADF) {
+		TH_LOG("fd -2");
+	}
+	ASSERT_TRUE(set_eventfd(fd, nul) == -EINVAL) {
+		TH_LOG("/dev/null accepted as eventfd");
+	}
+	ASSERT_TRUE(set_eventfd(fd, fd) == -EINVAL) {
+		TH_LOG("hwtimer fd accepted as eventfd");
+	}
+	r.fd = -1;
+	r.flags = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r) == -EINVAL) {
+		TH_LOG("flags");
+	}
+	r.flags = 0;
+	r.reserved[0] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_SET_EVENTFD, &r) == -EINVAL) {
+		TH_LOG("reserved");
+	}
+	close_dev(self, nul);
+	close_dev(self, fd);
+}
+
+/* BATCH: 2000 arms then 2000 cancels, status written. */
+TEST_F(ctx, batch_arm_cancel)
+{
+	enum { N = 2000 };
+	static struct hwtimer_batch_op ops[N];
+	struct hwtimer_stats_req st;
+	struct hwtimer_batch b;
+	int fd = self->fd;
+	int i;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < N; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].cookie = i;
+		ops[i].deadline_ns = 10000 * MS + i;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].status = 0x55555555;
+		ops[i].result = 0xaaaaaaaa;
+		ops[i].id = PAT64;
+	}
+	ASSERT_TRUE(batch(fd, ops, N, &b) == 0) {
+		TH_LOG("batch arm: %s", strerror(errno));
+	}
+	ASSERT_TRUE(b.done == N && b.failed == 0) {
+		TH_LOG("done %u failed %u", b.done, b.failed);
+	}
+	for (i = 0; i < N; i++) {
+		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == 0 && ops[i].id &&
+			    ops[i].id != PAT64) {
+			TH_LOG("op %d status %d", i, ops[i].status);
+		}
+	}
+	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_pending == N) {
+		TH_LOG("ctx_pending %" PRIu64, (uint64_t)st.ctx_pending);
+	}
+	for (i = 0; i < N; i++) {
+		uint64_t id = ops[i].id;
+
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_CANCEL;
+		ops[i].id = id;
+	}
+	ASSERT_TRUE(batch(fd, ops, N, &b) == 0 && b.done == N && !b.failed) {
+		TH_LOG("batch cancel");
+	}
+	for (i = 0; i < N; i++) {
+		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == HWTIMER_RESULT_CANCELLED) {
+			TH_LOG("cancel op %d: status %d result %u", i, ops[i].status,
+			       ops[i].result);
+		}
+	}
+	ASSERT_TRUE(stats(fd, &st) == 0 && st.ctx_pending == 0 && st.ctx_live == 0) {
+		TH_LOG("pending %" PRIu64 " live %" PRIu64 " after cancelling all",
+		       (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live);
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * BATCH: per-item status for mixed good and bad ops.
+ * Per-item status: bad items fail alone; the good ones go through.
+ */
+TEST_F(ctx, batch_status)
+{
+	struct hwtimer_batch_op ops[7];
+	struct hwtimer_batch b;
+	int fd = self->fd;
+	uint64_t live;
+
+	ASSERT_TRUE(arm(fd, 1, 10000 * MS, &live) == 0) {
+		TH_LOG("arm");
+	}
+	memset(ops, 0, sizeof(ops));
+	ops[0].op = HWTIMER_OP_ARM;		/* good */
+	ops[0].deadline_ns = 1000 * MS;
+	ops[0].clock = CLOCK_MONOTONIC;
+	ops[1] = ops[0];
+	ops[1].clock = CLOCK_REALTIME;		/* bad clock */
+	ops[2] = ops[0];
+	ops[2].reserved = 1;			/* reserved */
+	ops[3].op = HWTIMER_OP_CANCEL;		/* unknown id */
+	ops[3].id = live + 12345;
+	ops[4].op = 77;				/* unknown op */
+	ops[5].op = HWTIMER_OP_MODIFY;		/* good */
+	ops[5].id = live;
+	ops[5].deadline_ns = 5000 * MS;
+	ops[6] = ops[0];
+	ops[6].period_ns = 1;			/* period too small */
+	ASSERT_TRUE(batch(fd, ops, 7, &b) == 0) {
+		TH_LOG("batch: %s", strerror(errno));
+	}
+	ASSERT_TRUE(b.done == 7 && b.failed == 5) {
+		TH_LOG("done %u failed %u", b.done, b.failed);
+	}
+	ASSERT_TRUE(ops[0].status == 0 && ops[0].id) {
+		TH_LOG("good arm: %d", ops[0].status);
+	}
+	ASSERT_TRUE(ops[1].status == -EINVAL) {
+		TH_LOG("bad clock: %d", ops[1].status);
+	}
+	ASSERT_TRUE(ops[2].status == -EINVAL) {
+		TH_LOG("reserved: %d", ops[2].status);
+	}
+	ASSERT_TRUE(ops[3].status == -ENOENT) {
+		TH_LOG("unknown id: %d", ops[3].status);
+	}
+	ASSERT_TRUE(ops[4].status == -EINVAL) {
+		TH_LOG("unknown op: %d", ops[4].status);
+	}
+	ASSERT_TRUE(ops[5].status == 0 && ops[5].result == HWTIMER_RESULT_MODIFIED) {
+		TH_LOG("modify: %d/%u", ops[5].status, ops[5].result);
+	}
+	ASSERT_TRUE(ops[6].status == -EINVAL) {
+		TH_LOG("small period: %d", ops[6].status);
+	}
+	close_dev(self, fd);
+}
+
+/* BATCH: NULL/unmapped EFAULT, count/flags/reserved EINVAL. */
+TEST_F(ctx, batch_bad)
+{
+	struct hwtimer_batch_op op = { 0 };
+	struct hwtimer_batch b = { 0 };
+	int fd = self->fd;
+
+	ASSERT_TRUE(batch(fd, NULL, 0, &b) == 0 && b.done == 0) {
+		TH_LOG("empty batch");
+	}
+	ASSERT_TRUE(batch(fd, NULL, 3, &b) == -EFAULT) {
+		TH_LOG("NULL ops");
+	}
+	ASSERT_TRUE(batch(fd, unmapped_ptr(), 1, &b) == -EFAULT) {
+		TH_LOG("unmapped ops");
+	}
+	ASSERT_TRUE(batch(fd, &op, HWTIMER_BATCH_MAX + 1, &b) == -EINVAL) {
+		TH_LOG("count > max");
+	}
+	memset(&b, 0, sizeof(b));
+	b.ops = (uint64_t)(uintptr_t)&op;
+	b.count = 1;
+	b.flags = 2;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_BATCH, &b) == -EINVAL) {
+		TH_LOG("flags");
+	}
+	b.flags = 0;
+	b.reserved[1] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_BATCH, &b) == -EINVAL) {
+		TH_LOG("reserved");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * STATS: counters, 0xAA outputs written.
+ * STATS: every output word written (0xAA pre-fill), counters consistent.
+ */
+TEST_F(ctx, stats)
+{
+	struct hwtimer_stats_req st;
+	uint64_t w;
+	size_t i;
+	int fd = self->fd;
+
+	ASSERT_TRUE(arm(fd, 1, 10000 * MS, NULL) == 0 && arm(fd, 2, 0, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("never fired");
+	}
+	memset(&st, 0xaa, sizeof(st));
+	st.clock = CLOCK_MONOTONIC;
+	st.flags = 0;
+	memset(st.reserved, 0, sizeof(st.reserved));
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_STATS, &st) == 0) {
+		TH_LOG("STATS: %s", strerror(errno));
+	}
+	for (i = 0; i < sizeof(st); i += 8) {
+		memcpy(&w, (char *)&st + i, 8);
+		ASSERT_TRUE(w != PAT64) {
+			TH_LOG("stats byte %zu not written", i);
+		}
+	}
+	ASSERT_TRUE(st.clock == CLOCK_MONOTONIC) {
+		TH_LOG("clock not echoed");
+	}
+	ASSERT_TRUE(st.ctx_armed == 2 && st.ctx_pending == 1 && st.ctx_queued == 1 &&
+		    st.ctx_live == 2 && st.ctx_fired == 1) {
+		TH_LOG("armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64 " live %" PRIu64 " fired %" PRIu64,
+		       (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending,
+		       (uint64_t)st.ctx_queued, (uint64_t)st.ctx_live,
+		       (uint64_t)st.ctx_fired);
+	}
+	ASSERT_TRUE(st.tick_ns == tick_ns) {
+		TH_LOG("tick_ns %" PRIu64, (uint64_t)st.tick_ns);
+	}
+	ASSERT_TRUE(st.pending >= 1 && st.armed >= 2 && st.fired >= 1) {
+		TH_LOG("wheel counters");
+	}
+	close_dev(self, fd);
+}
+
+/* STATS: bad clock and reserved gives EINVAL. */
+TEST_F(ctx, stats_bad)
+{
+	struct hwtimer_stats_req st;
+	int fd = self->fd;
+
+	memset(&st, 0, sizeof(st));
+	st.clock = CLOCK_REALTIME;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_STATS, &st) == -EINVAL) {
+		TH_LOG("CLOCK_REALTIME");
+	}
+	st.clock = CLOCK_BOOTTIME;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_STATS, &st) == 0) {
+		TH_LOG("CLOCK_BOOTTIME wheel");
+	}
+	st.reserved[0] = 1;
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_STATS, &st) == -EINVAL) {
+		TH_LOG("reserved");
+	}
+	close_dev(self, fd);
+}
+
+/* fdinfo shows pending, queued and the id table's size. */
+TEST_F(ctx, fdinfo)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd = self->fd;
+	int f;
+
+	ASSERT_TRUE(arm(fd, 1, 10000 * MS, NULL) == 0 &&
+		    arm(fd, 2, 10000 * MS, NULL) == 0 && arm(fd, 3, 0, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("never fired");
+	}
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	ASSERT_TRUE(f >= 0) {
+		TH_LOG("open %s", path);
+	}
+	n = read(f, buf, sizeof(buf) - 1);
+	close_dev(self, f);
+	ASSERT_TRUE(n > 0) {
+		TH_LOG("read fdinfo");
+	}
+	buf[n] = 0;
+	ASSERT_TRUE(strstr(buf, "hwtimer-pending:\t2\n") != NULL) {
+		TH_LOG("pending missing:\n%s", buf);
+	}
+	ASSERT_TRUE(strstr(buf, "hwtimer-queued:\t1\n") != NULL) {
+		TH_LOG("queued missing:\n%s", buf);
+	}
+	/* Three ids fit the first id table: 64 slots of 8 bytes. */
+	ASSERT_TRUE(strstr(buf, "hwtimer-table-bytes:\t512\n") != NULL) {
+		TH_LOG("table size missing:\n%s", buf);
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * close with pending, firing and periodic timeouts.
+ * close() with pending, firing and unread timeouts cancels and frees all.
+ */
+TEST_F(ctx, close_pending)
+{
+	uint64_t before = wheel_pending(), after;
+	int fd, i, r;
+
+	close_dev(self, self->fd);
+	for (r = 0; r < 5; r++) {
+		fd = open_dev(_metadata, self);
+		ASSERT_TRUE(fd >= 0) {
+			TH_LOG("open");
+		}
+		for (i = 0; i < 300; i++) {
+			ASSERT_TRUE(arm(fd, i, (uint64_t)(i % 3) * tick_ns * 4, NULL) == 0) {
+				TH_LOG("arm %d", i);
+			}
+		}
+		ASSERT_TRUE(arm_full(fd, 1, tick_ns, tick_ns, CLOCK_MONOTONIC, 0, NULL) == 0) {
+			TH_LOG("arm periodic");
+		}
+		ASSERT_TRUE(arm(fd, 1, 100000 * MS, NULL) == 0) {
+			TH_LOG("arm far");
+		}
+		if (r & 1)
+			sleep_ms(5);
+		close_dev(self, fd);
+	}
+	sleep_ms(50);
+	after = wheel_pending();
+	ASSERT_TRUE(after <= before) {
+		TH_LOG("wheel pending %" PRIu64 " -> %" PRIu64 " after closing", before, after);
+	}
+}
+
+/* dup shares the context. */
+TEST_F(ctx, dup)
+{
+	struct hwtimer_event ev;
+	uint32_t res = 0;
+	uint64_t id;
+	int fd = self->fd;
+	int fd2 = track_fd(self, dup(fd));
+
+	ASSERT_TRUE(arm(fd, 1, 10000 * MS, &id) == 0) {
+		TH_LOG("arm on fd");
+	}
+	ASSERT_TRUE(cancel(fd2, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("cancel through the dup");
+	}
+	ASSERT_TRUE(arm(fd2, 42, 10 * MS, &id) == 0) {
+		TH_LOG("arm on the dup");
+	}
+	close_dev(self, fd2);
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id && ev.cookie == 42) {
+		TH_LOG("event of the dup not read through fd");
+	}
+	close_dev(self, fd);
+}
+
+/* fork shares the context. */
+TEST_F(ctx, fork)
+{
+	struct hwtimer_event ev;
+	int fd = self->fd;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_TRUE(pid >= 0) {
+		TH_LOG("fork");
+	}
+	if (!pid)
+		_exit(arm(fd, 0xf0f0, 10 * MS, NULL) == 0 ? 0 : 1);
+	ASSERT_TRUE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("child's arm failed");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.cookie == 0xf0f0) {
+		TH_LOG("parent did not get the child's event");
+	}
+	close_dev(self, fd);
+}
+
+/* per-context cap gives ENOSPC, freed by cancel. */
+TEST_F(ctx, enospc)
+{
+	uint64_t id;
+	int cap = read_cap(), want = cap, fd;
+
+	if (cap < 0) {
+		SKIP(return, "%s not readable", PARAM_CAP);
+	}
+	if (geteuid() == 0) {
+		want = 32;
+		cap_saved = cap;
+		ASSERT_TRUE(write_cap(want) == 0) {
+			TH_LOG("lower the cap");
+		}
+	} else if (cap > 20000) {
+		SKIP(return, "cap %d too large to fill without root", cap);
+	}
+	fd = self->fd;
+	ASSERT_TRUE(fill_to(fd, want - 1) == 0) {
+		TH_LOG("fill to cap - 1");
+	}
+	ASSERT_TRUE(arm(fd, 1, 100000 * MS, &id) == 0) {
+		TH_LOG("the last one under the cap");
+	}
+	ASSERT_TRUE(arm(fd, 1, 100000 * MS, NULL) == -ENOSPC) {
+		TH_LOG("arm past the cap");
+	}
+	ASSERT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("cancel one");
+	}
+	ASSERT_TRUE(arm(fd, 1, 100000 * MS, NULL) == 0) {
+		TH_LOG("arm after freeing a slot");
+	}
+	ASSERT_TRUE(arm(fd, 1, 100000 * MS, NULL) == -ENOSPC) {
+		TH_LOG("cap again");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * unread events count against the cap.
+ * An unread one-shot counts against the cap until it is read.
+ */
+TEST_F(ctx, enospc_unread)
+{
+	struct hwtimer_event ev;
+	int cap = read_cap(), fd;
+
+	if (geteuid() != 0 || cap < 0) {
+		SKIP(return, "needs root to lower the cap");
+	}
+	cap_saved = cap;
+	ASSERT_TRUE(write_cap(2) == 0) {
+		TH_LOG("lower the cap");
+	}
+	fd = self->fd;
+	ASSERT_TRUE(arm(fd, 1, 0, NULL) == 0 && arm(fd, 2, 0, NULL) == 0) {
+		TH_LOG("arm 2");
+	}
+	ASSERT_TRUE(wait_count(fd, 2, false)) {
+		TH_LOG("never fired");
+	}
+	ASSERT_TRUE(arm(fd, 3, 0, NULL) == -ENOSPC) {
+		TH_LOG("unread events not counted");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+		TH_LOG("read one");
+	}
+	ASSERT_TRUE(arm(fd, 3, 0, NULL) == 0) {
+		TH_LOG("slot not freed by read");
+	}
+	close_dev(self, fd);
+}
+
+/* ARM racing readers on due one-shots: every id is its record's. */
+TEST_F(ctx, arm_race_readers)
+{
+	arm_race(_metadata, self, false);
+}
+
+/* BATCH arms racing readers: every id is its record's. */
+TEST_F(ctx, batch_arm_race_readers)
+{
+	arm_race(_metadata, self, true);
+}
+
+/*
+ * BATCH with read-only ops gives EFAULT, nothing armed.
+ * BATCH whose op array is read-only: EFAULT, and no op may take effect.
+ */
+TEST_F(ctx, batch_ro_ops)
+{
+	struct hwtimer_batch_op *ops = map_pages(_metadata, 1, false);
+	struct hwtimer_event ev[4];
+	struct hwtimer_batch b;
+	int fd = self->fd;
+	int i, ret;
+
+	if (!ops || fd < 0)
+		goto out;
+	for (i = 0; i < 3; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].cookie = 0xa0 + i;
+		ops[i].deadline_ns = 20 * MS;
+		ops[i].clock = CLOCK_MONOTONIC;
+	}
+	ASSERT_TRUE(mprotect(ops, 4096, PROT_READ) == 0) {
+		TH_LOG("mprotect");
+	}
+	ret = batch(fd, ops, 3, &b);
+	ASSERT_TRUE(ret == -EFAULT) {
+		TH_LOG("BATCH with read-only ops gave %d, want -EFAULT", ret);
+	}
+	assert_ctx_counts(_metadata, fd, 0, 0, 0);
+	i = wait_events(fd, ev, 4, NOFIRE_MS);
+	ASSERT_TRUE(i == 0) {
+		TH_LOG("%d record(s) of the faulted batch (cookie %#" PRIx64 ")", i,
+		       i > 0 ? (uint64_t)ev[0].cookie : 0);
+	}
+	assert_ctx_counts(_metadata, fd, 0, 0, 0);
+out:
+	if (ops)
+		munmap(ops, 4096);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * ARM with a read-only request gives EFAULT, never fires (due arms).
+ * ARM with a read-only request: EFAULT, and its timeout never fires.
+ */
+TEST_F(ctx, arm_ro_req)
+{
+	struct hwtimer_arm_req *r = map_pages(_metadata, 1, false);
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + 1000 * MS;
+	struct hwtimer_event ev[8];
+	int fd = self->fd;
+	int i, n, wrong = 0, ret;
+
+	if (!r || fd < 0)
+		goto out;
+	/* Due at once: it may fire before the kernel finds it cannot reply. */
+	r->cookie = 0xb0;
+	r->clock = CLOCK_MONOTONIC;
+	ASSERT_TRUE(mprotect(r, 4096, PROT_READ) == 0) {
+		TH_LOG("mprotect");
+	}
+	/*
+	 * The timeout must fire between the arm and the failed copy-out to
+	 * show: rare, so 1000 tries at least, and more for up to a second.
+	 */
+	for (i = 0; i < 20000 && (i < 1000 || now_ns(CLOCK_MONOTONIC) < end); i++) {
+		ret = xioctl(fd, HWTIMER_IOC_ARM, r);
+		if (ret != -EFAULT && !wrong++) {
+			EXPECT_EQ(-EFAULT, ret) {
+				TH_LOG("ARM %d with a read-only request gave %d, want -EFAULT",
+				       i, ret);
+			}
+		}
+	}
+	printf("# %d ARMs with a read-only request\n", i);
+	if (wrong)
+		goto out;
+	n = wait_events(fd, ev, 8, NOFIRE_MS);
+	ASSERT_TRUE(n == 0) {
+		TH_LOG("%d record(s) (first of possibly more) for ARMs that failed with EFAULT", n);
+	}
+	assert_ctx_counts(_metadata, fd, 0, 0, 0);
+out:
+	if (r)
+		munmap(r, 4096);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * CANCEL with a read-only request gives EFAULT, not cancelled.
+ * CANCEL with a read-only request: EFAULT, and the timeout still fires.
+ */
+TEST_F(ctx, cancel_ro_req)
+{
+	struct hwtimer_cancel_req *r = map_pages(_metadata, 1, false);
+	struct hwtimer_event ev;
+	int fd = self->fd;
+	uint64_t id;
+	int ret;
+
+	if (!r || fd < 0)
+		goto out;
+	/* 300 ms: still pending when CANCEL runs, even after a vCPU stall. */
+	ASSERT_TRUE(arm(fd, 0xc0, 300 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	r->id = id;
+	ASSERT_TRUE(mprotect(r, 4096, PROT_READ) == 0) {
+		TH_LOG("mprotect");
+	}
+	ret = xioctl(fd, HWTIMER_IOC_CANCEL, r);
+	ASSERT_TRUE(ret == -EFAULT) {
+		TH_LOG("CANCEL with a read-only request gave %d, want -EFAULT", ret);
+	}
+	ASSERT_TRUE(stats_pending(fd) == 1) {
+		TH_LOG("the failed CANCEL cancelled the timeout");
+	}
+	EXPECT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id) {
+		TH_LOG("timeout never fired after a CANCEL that failed with EFAULT");
+	}
+out:
+	if (r)
+		munmap(r, 4096);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * BATCH with a read-only header gives EFAULT, no op takes effect.
+ * BATCH whose header is read-only: EFAULT and none of its ops happen.
+ */
+TEST_F(ctx, batch_ro_header)
+{
+	struct hwtimer_batch *b = map_pages(_metadata, 1, false);
+	struct hwtimer_batch_op ops[2];
+	struct hwtimer_event ev[4];
+	int fd = self->fd;
+	uint64_t keep;
+	int ret, n;
+
+	if (!b || fd < 0)
+		goto out;
+	/* 500 ms: the CANCEL op would find it pending after any stall. */
+	ASSERT_TRUE(arm(fd, 0xd0, 500 * MS, &keep) == 0) {
+		TH_LOG("arm");
+	}
+	memset(ops, 0, sizeof(ops));
+	ops[0].op = HWTIMER_OP_ARM;
+	ops[0].cookie = 0xd1;
+	ops[0].deadline_ns = 20 * MS;
+	ops[0].clock = CLOCK_MONOTONIC;
+	ops[1].op = HWTIMER_OP_CANCEL;
+	ops[1].id = keep;
+	b->ops = (uint64_t)(uintptr_t)ops;
+	b->count = 2;
+	ASSERT_TRUE(mprotect(b, 4096, PROT_READ) == 0) {
+		TH_LOG("mprotect");
+	}
+	ret = xioctl(fd, HWTIMER_IOC_BATCH, b);
+	ASSERT_TRUE(ret == -EFAULT) {
+		TH_LOG("BATCH with a read-only header gave %d, want -EFAULT", ret);
+	}
+	assert_ctx_counts(_metadata, fd, 1, 1, 0);
+	n = wait_events(fd, ev, 4, WAIT_MS);
+	ASSERT_TRUE(n == 1 && ev[0].id == keep) {
+		TH_LOG("got %d record(s), first cookie %#" PRIx64 "; want only the timeout the batch's CANCEL must not have touched",
+		       n, n > 0 ? (uint64_t)ev[0].cookie : 0);
+	}
+	n = wait_events(fd, ev, 4, NOFIRE_MS);
+	EXPECT_TRUE(n == 0) {
+		TH_LOG("record of the faulted batch's ARM (cookie %#" PRIx64 ")",
+		       n > 0 ? (uint64_t)ev[0].cookie : 0);
+	}
+out:
+	if (b)
+		munmap(b, 4096);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * readv: returns the records copied instead of blocking.
+ * readv() with one record queued and room for two returns the one.
+ */
+TEST_F(ctx, readv_no_block)
+{
+	struct hwtimer_event ev[2];
+	struct iovec iov[2] = { { &ev[0], EV }, { &ev[1], EV } };
+	bool blocked;
+	ssize_t n;
+	int fd = self->fd;
+
+	queue_due(_metadata, fd, 0xe0, 1);
+	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
+	/* Blocked: in the second iovec, with a record already copied. */
+	ASSERT_TRUE(!blocked) {
+		TH_LOG("readv blocked until the %d ms guard signal, then gave %zd", GUARD_MS, n);
+	}
+	EXPECT_TRUE(n == EV && ev[0].cookie == 0xe0) {
+		TH_LOG("readv gave %zd (%s), want one record", n, n < 0 ? strerror(errno) : "");
+	}
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * readv: a record split across two iovecs.
+ * A record split across two iovecs: 10 + (2 records - 10) bytes hold two.
+ */
+TEST_F(ctx, readv_split)
+{
+	unsigned char buf[2 * EV];
+	struct iovec iov[2] = { { buf, 10 }, { buf + 10, 2 * EV - 10 } };
+	uint32_t seen = 0;
+	bool blocked;
+	ssize_t n;
+	int fd = self->fd;
+
+	queue_due(_metadata, fd, 0xe8, 2);
+	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
+	ASSERT_TRUE(!blocked) {
+		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
+	}
+	ASSERT_TRUE(n == 2 * EV) {
+		TH_LOG("readv of 10 + %zd bytes gave %zd (%s), want 2 records",
+		       2 * EV - 10, n, n < 0 ? strerror(errno) : "");
+	}
+	cookies_once(_metadata, buf, 2, 0xe8, &seen);
+	EXPECT_TRUE(seen == 3) {
+		TH_LOG("cookies seen %#x", seen);
+	}
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * read into a faulting buffer: records that fit, rest kept.
+ *
+ * read() into a buffer whose second page is PROT_NONE: nothing fits before
+ * it -> EFAULT; three records fit -> those three; every record taken but
+ * not copied stays queued for the next read.
+ */
+TEST_F(ctx, read_fault_keeps)
+{
+	unsigned char *m = map_pages(_metadata, 2, false), *bad, good[6 * EV];
+	uint32_t seen = 0;
+	ssize_t n;
+	int fd = self->fd;
+
+	if (!m || fd < 0)
+		goto out;
+	bad = m + 4096;
+	ASSERT_TRUE(mprotect(bad, 4096, PROT_NONE) == 0) {
+		TH_LOG("mprotect");
+	}
+	queue_due(_metadata, fd, 0xf0, 6);
+	n = read(fd, bad, 6 * EV);
+	ASSERT_TRUE(n == -1 && errno == EFAULT) {
+		TH_LOG("read into PROT_NONE gave %zd (%s)", n, strerror(errno));
+	}
+	assert_ctx_counts(_metadata, fd, 6, 0, 6);
+	/* Room for three whole records and 8 bytes of a fourth. */
+	n = read_queued(fd, bad - 3 * EV - 8, 6 * EV);
+	ASSERT_TRUE(n == 3 * EV) {
+		TH_LOG("read ending in PROT_NONE gave %zd (%s), want 3 records", n,
+		       n < 0 ? strerror(errno) : "");
+	}
+	cookies_once(_metadata, bad - 3 * EV - 8, 3, 0xf0, &seen);
+	n = read_queued(fd, good, sizeof(good));
+	ASSERT_TRUE(n == 3 * EV) {
+		TH_LOG("the read after the fault gave %zd, want the 3 left", n);
+	}
+	cookies_once(_metadata, good, 3, 0xf0, &seen);
+	EXPECT_TRUE(seen == 0x3f) {
+		TH_LOG("cookies seen %#x, want all 6", seen);
+	}
+out:
+	if (m)
+		munmap(m, 8192);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * readv with a faulting iovec: records that fit, rest kept.
+ * readv() whose second iovec faults: the first's record, the rest kept.
+ */
+TEST_F(ctx, readv_fault_keeps)
+{
+	unsigned char *m = map_pages(_metadata, 2, false), good[4 * EV];
+	struct iovec iov[2];
+	uint32_t seen = 0;
+	bool blocked;
+	ssize_t n;
+	int fd = self->fd;
+
+	if (!m || fd < 0)
+		goto out;
+	ASSERT_TRUE(mprotect(m + 4096, 4096, PROT_NONE) == 0) {
+		TH_LOG("mprotect");
+	}
+	queue_due(_metadata, fd, 0xf8, 4);
+	iov[0] = (struct iovec){ m, EV };
+	iov[1] = (struct iovec){ m + 4096, 3 * EV };
+	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
+	ASSERT_TRUE(!blocked) {
+		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
+	}
+	ASSERT_TRUE(n == EV) {
+		TH_LOG("readv gave %zd (%s), want the first iovec's record", n,
+		       n < 0 ? strerror(errno) : "");
+	}
+	cookies_once(_metadata, m, 1, 0xf8, &seen);
+	n = read_queued(fd, good, sizeof(good));
+	ASSERT_TRUE(n == 3 * EV) {
+		TH_LOG("the read after the fault gave %zd (%s), want the 3 left", n,
+		       n < 0 ? strerror(errno) : "no record: lost");
+	}
+	cookies_once(_metadata, good, 3, 0xf8, &seen);
+	EXPECT_TRUE(seen == 0xf) {
+		TH_LOG("cookies seen %#x, want all 4", seen);
+	}
+out:
+	if (m)
+		munmap(m, 8192);
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * 200 slot reuses: ids never match another context's.
+ *
+ * Ids of one context never match another open context's timeouts, however
+ * many times a slot is reused: A arms and cancels 200 times (three trips
+ * through its 63 first slots), and at each step neither context finds the
+ * other's ids.
+ */
+TEST_F(ctx, ids_cross_ctx)
+{
+	int a = self->fd, b = open_dev(_metadata, self);
+	uint64_t bid[4], id;
+	uint32_t res;
+	int i, k, ret;
+
+	if (a < 0 || b < 0)
+		goto out;
+	for (k = 0; k < 4; k++) {
+		ASSERT_TRUE(arm(b, 0xb00 + k, 100000 * MS, &bid[k]) == 0) {
+			TH_LOG("arm on B");
+		}
+	}
+	for (i = 0; i < 200; i++) {
+		ASSERT_TRUE(arm(a, i, 100000 * MS, &id) == 0) {
+			TH_LOG("arm %d on A", i);
+		}
+		for (k = 0; k < 4; k++) {
+			ret = cancel(a, bid[k], NULL);
+			ASSERT_TRUE(ret == -ENOENT) {
+				TH_LOG("cycle %d: B's id %#" PRIx64 " on A gave %d, want -ENOENT (A's id %#" PRIx64 ")",
+				       i, bid[k], ret, id);
+			}
+		}
+		ret = cancel(b, id, NULL);
+		ASSERT_TRUE(ret == -ENOENT) {
+			TH_LOG("cycle %d: A's id %#" PRIx64 " on B gave %d, want -ENOENT",
+			       i, id, ret);
+		}
+		ASSERT_TRUE(cancel(a, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+			TH_LOG("cycle %d: A's own cancel", i);
+		}
+	}
+	ASSERT_TRUE(stats_pending(b) == 4) {
+		TH_LOG("B's timeouts touched");
+	}
+	for (k = 0; k < 4; k++) {
+		ASSERT_TRUE(cancel(b, bid[k], &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+			TH_LOG("B's own cancel of %#" PRIx64, bid[k]);
+		}
+	}
+out:
+	if (a >= 0)
+		close_dev(self, a);
+	if (b >= 0)
+		close_dev(self, b);
+}
+
+/*
+ * period U64_MAX: one expiry, LAST, nothing pending.
+ * A period whose next expiry is past U64_MAX: one expiry, its record LAST.
+ */
+TEST_F(ctx, period_u64_max)
+{
+	struct hwtimer_event ev;
+	int fd = self->fd;
+	uint64_t id;
+	int n;
+
+	if (fd < 0)
+		goto out;
+	ASSERT_TRUE(arm_full(fd, 0x5a, 10 * MS, UINT64_MAX, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm with period U64_MAX");
+	}
+	ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1 && ev.id == id) {
+		TH_LOG("no expiry");
+	}
+	ASSERT_TRUE(ev.fire_ns >= ev.deadline_ns) {
+		TH_LOG("early");
+	}
+	EXPECT_TRUE(ev.flags == HWTIMER_EVENT_LAST) {
+		TH_LOG("flags %#x: its only expiry is not LAST", ev.flags);
+	}
+	assert_ctx_counts(_metadata, fd, 0, 0, 0);
+	ASSERT_TRUE(cancel(fd, id, NULL) == -ENOENT) {
+		TH_LOG("id still known after its last record");
+	}
+	n = wait_events(fd, &ev, 1, NOFIRE_MS);
+	EXPECT_TRUE(n == 0) {
+		TH_LOG("a second expiry of a U64_MAX period");
+	}
+out:
+	if (fd >= 0)
+		close_dev(self, fd);
+}
+
+/*
+ * O_ASYNC + F_SETOWN: SIGIO when a record becomes readable.
+ *
+ * O_ASYNC: SIGIO to the owner when a record becomes readable. The signal
+ * is sent by the expiry that queues the record, so it is due by the time
+ * poll() sees it; 1 s more covers a vCPU stall in its delivery.
+ */
+TEST_F(ctx, sigio)
+{
+	struct pollfd p;
+	struct sigaction old;
+	int fd = self->fd, i, fl;
+
+	if (fd < 0)
+		return;
+	catch_sig(SIGIO, &old);
+	fl = fcntl(fd, F_GETFL);
+	ASSERT_TRUE(fcntl(fd, F_SETOWN, getpid()) == 0) {
+		TH_LOG("F_SETOWN: %s", strerror(errno));
+	}
+	ASSERT_TRUE(fcntl(fd, F_SETFL, fl | O_ASYNC) == 0) {
+		TH_LOG("F_SETFL O_ASYNC: %s", strerror(errno));
+	}
+	EXPECT_TRUE(fcntl(fd, F_GETFL) & O_ASYNC) {
+		TH_LOG("O_ASYNC not kept by F_SETFL");
+	}
+	ASSERT_TRUE(seen_sig() == 0) {
+		TH_LOG("SIGIO with nothing queued");
+	}
+	ASSERT_TRUE(arm(fd, 0x10, 20 * MS, NULL) == 0) {
+		TH_LOG("arm");
+	}
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ASSERT_TRUE(poll(&p, 1, WAIT_MS) == 1) {
+		TH_LOG("no expiry");
+	}
+	for (i = 0; i < 100 && seen_sig() != SIGIO; i++)
+		sleep_ms(10);
+	EXPECT_TRUE(seen_sig() == SIGIO) {
+		TH_LOG("no SIGIO when the record became readable");
+	}
+	close_dev(self, fd);	/* before restoring: a late SIGIO must not kill us */
+	sigaction(SIGIO, &old, NULL);
+}
+
+/*
+ * 65536-op BATCH: a signal stops it with EINTR, done ops written back.
+ *
+ * A signal stops a long BATCH: EINTR, the header says how many ops were
+ * done, those are written back and the rest untouched. The batch runs
+ * uninterrupted first, to show it lasts well past the signal.
+ */
+TEST_F(ctx, batch_eintr)
+{
+	size_t sz = HWTIMER_BATCH_MAX * sizeof(struct hwtimer_batch_op);
+	struct hwtimer_batch_op *ops = map_pages(_metadata, sz / 4096, false);
+	struct batch_run r = { .fd = self->fd };
+	unsigned int delay;
+	struct sigaction old;
+	uint64_t id, full;
+	uint32_t i, res;
+
+	if (!ops || r.fd < 0)
+		goto out;
+	ASSERT_TRUE(arm(r.fd, 0x70, 100000 * MS, &id) == 0) {
+		TH_LOG("arm");
+	}
+	batch_header(&r.b, long_batch(id, ops));
+	run_long_batch(&r, 0);
+	full = r.t1 - r.t0;
+	ASSERT_TRUE(r.ret == 0 && r.b.done == HWTIMER_BATCH_MAX && !r.b.failed) {
+		TH_LOG("uninterrupted batch: %d (%s) done %u failed %u", r.ret,
+		       strerror(r.err), r.b.done, r.b.failed);
+	}
+	/* The signal must come while the batch still runs. */
+	*long_batch_ns = full;
+	delay = long_batch_delay_ms();
+	printf("# %u MODIFYs take %" PRIu64 " ms; SIGUSR1 after %u ms\n",
+	       HWTIMER_BATCH_MAX, (uint64_t)(full / MS), delay);
+
+	catch_sig(SIGUSR1, &old);
+	batch_header(&r.b, long_batch(id, ops));
+	run_long_batch(&r, delay);
+	sigaction(SIGUSR1, &old, NULL);
+	printf("# interrupted batch: %d (%s) after %" PRIu64 " ms, done %u failed %u\n",
+	       r.ret, r.ret ? strerror(r.err) : "ok", (uint64_t)((r.t1 - r.t0) / MS), r.b.done,
+	       r.b.failed);
+	ASSERT_TRUE(r.ret == -1 && r.err == EINTR && r.b.done < HWTIMER_BATCH_MAX) {
+		TH_LOG("the signal did not stop the batch");
+	}
+	ASSERT_TRUE(r.b.failed == 0) {
+		TH_LOG("header not written back: failed %#x", r.b.failed);
+	}
+	for (i = 0; i < r.b.done; i++) {
+		ASSERT_TRUE(ops[i].status == 0 && ops[i].result == HWTIMER_RESULT_MODIFIED) {
+			TH_LOG("op %u of %u done: status %d result %u", i, r.b.done,
+			       ops[i].status, ops[i].result);
+		}
+	}
+	ASSERT_TRUE(written_back(ops) == r.b.done) {
+		TH_LOG("%u ops written back, done says %u", written_back(ops), r.b.done);
+	}
+	EXPECT_TRUE(cancel(r.fd, id, &res) == 0 && res == HWTIMER_RESULT_CANCELLED) {
+		TH_LOG("timeout lost");
+	}
+out:
+	if (ops)
+		munmap(ops, sz);
+	if (r.fd >= 0)
+		close_dev(self, r.fd);
+}
+
+/*
+ * 65536-op BATCH: SIGKILL ends it promptly.
+ *
+ * SIGKILL ends a long BATCH promptly: the child's op array is shared, so
+ * the parent sees how many ops were written back before the child died.
+ * Tolerance: the child must be gone within 2 s of the kill (a vCPU stall
+ * under TCG can take hundreds of ms; the whole batch takes longer than the
+ * kill delay, as t_batch_eintr shows), and the batch must not have run to
+ * its end (exact).
+ */
+TEST_F(ctx, batch_sigkill)
+{
+	size_t sz = HWTIMER_BATCH_MAX * sizeof(struct hwtimer_batch_op);
+	struct hwtimer_batch_op *ops = map_pages(_metadata, sz / 4096, true);
+	struct hwtimer_batch b;
+	uint64_t t_kill, t_dead;
+	int pipefd[2], status;
+	uint32_t done;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(pipefd)) {
+		TH_LOG("pipe");
+	}
+	track_fd(self, pipefd[0]);
+	track_fd(self, pipefd[1]);
+	pid = fork();
+	if (!pid) {
+		int fd = open(DEV, O_RDWR);
+		uint64_t id;
+
+		if (fd < 0 || arm(fd, 0x71, 100000 * MS, &id))
+			_exit(1);
+		batch_header(&b, long_batch(id, ops));
+		if (write(pipefd[1], "g", 1) != 1)
+			_exit(1);
+		ioctl(fd, HWTIMER_IOC_BATCH, &b);
+		pause();
+		_exit(0);
+	}
+	close_dev(self, pipefd[1]);
+	ASSERT_TRUE(pid > 0 && read(pipefd[0], &c, 1) == 1) {
+		TH_LOG("child did not start");
+	}
+	sleep_ms(long_batch_delay_ms());
+	t_kill = now_ns(CLOCK_MONOTONIC);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	t_dead = now_ns(CLOCK_MONOTONIC);
+	done = written_back(ops);
+	printf("# child gone %" PRIu64 " ms after SIGKILL, %u of %u ops written back\n",
+	       (uint64_t)((t_dead - t_kill) / MS), done, HWTIMER_BATCH_MAX);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		TH_LOG("child not killed");
+	}
+	ASSERT_TRUE(done < HWTIMER_BATCH_MAX) {
+		TH_LOG("the batch ran all %u ops after SIGKILL", HWTIMER_BATCH_MAX);
+	}
+	EXPECT_TRUE(t_dead - t_kill <= 2000 * MS) {
+		TH_LOG("child took %" PRIu64 " ms to die", (uint64_t)((t_dead - t_kill) / MS));
+	}
+	close_dev(self, pipefd[0]);
+	munmap(ops, sz);
+}
+
+/*
+ * unread periodic: no callback per period, overruns on read.
+ *
+ * An unread periodic timeout costs nothing per period (timerfd): with its
+ * record waiting, a 1-tick periodic makes the wheel run at most a few
+ * callbacks over 200 periods; the record then read carries every expiry.
+ * Tolerances: wheel callbacks <= 10 over the 200 periods (a kernel that
+ * computes overruns when the record is read runs none; 10 leaves room for
+ * stray timeouts of other tests on the shared wheel, far below the ~200 of
+ * per-period callbacks). overruns within 30% of the periods elapsed
+ * between the first expiry and the read (the read's moment is known only
+ * as our clock reads around it, and a TCG vCPU stall between those and the
+ * kernel's can be tens of ms, which is tens of periods). The record's
+ * deadline is never after the read returned (exact) and at most one
+ * period and one tick (the wheel's resolution) before the read started.
+ */
+TEST_F(ctx, periodic_unread_free)
+{
+	uint64_t p = tick_ns, t0, t1, f0, f1, tb, ta, first, expect, slack, prev;
+	struct hwtimer_stats_req st;
+	struct hwtimer_event ev[4];
+	int fd = self->fd;
+	ssize_t n;
+	uint64_t id;
+	int i;
+
+	if (fd < 0)
+		return;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(arm_full(fd, 0x88, p, p, CLOCK_MONOTONIC, 0, &id) == 0) {
+		TH_LOG("arm");
+	}
+	t1 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_TRUE(wait_count(fd, 1, false)) {
+		TH_LOG("no first expiry");
+	}
+	ASSERT_TRUE(stats(fd, &st) == 0) {
+		TH_LOG("stats");
+	}
+	f0 = st.fired;
+	sleep_ms(200 * p / MS);
+	ASSERT_TRUE(stats(fd, &st) == 0) {
+		TH_LOG("stats");
+	}
+	f1 = st.fired;
+	tb = now_ns(CLOCK_MONOTONIC);
+	n = read(fd, ev, sizeof(ev));
+	ta = now_ns(CLOCK_MONOTONIC);
+	printf("# wheel ran %" PRIu64 " callbacks in 200 periods with the record unread\n",
+	       f1 - f0);
+	ASSERT_TRUE(n == EV) {
+		TH_LOG("read %zd bytes, want one record", n);
+	}
+	first = ev[0].deadline_ns - ev[0].overruns * p;
+	expect = (tb - first) / p;
+	slack = expect * 3 / 10;
+	printf("# record: overruns %" PRIu64 ", %" PRIu64 " periods elapsed (+-%" PRIu64
+	       "), deadline %" PRId64 " us before the read\n", (uint64_t)ev[0].overruns,
+	       expect, slack, (int64_t)(tb - ev[0].deadline_ns) / 1000);
+	EXPECT_TRUE(f1 - f0 <= 10) {
+		TH_LOG("the wheel ran %" PRIu64 " callbacks for an unread periodic", f1 - f0);
+	}
+	EXPECT_TRUE(first >= t0 + p && first <= t1 + p + tick_ns) {
+		TH_LOG("first expiry %" PRIu64 " outside arm time + period [%" PRIu64 ", %" PRIu64 "]",
+		       first, t0 + p, t1 + p + tick_ns);
+	}
+	EXPECT_TRUE(ev[0].deadline_ns <= ta) {
+		TH_LOG("deadline after the read returned");
+	}
+	EXPECT_TRUE(ev[0].deadline_ns + p + tick_ns >= tb) {
+		TH_LOG("deadline %" PRIu64 " us before the read: not the latest expiry",
+		       (uint64_t)((tb - ev[0].deadline_ns) / 1000));
+	}
+	EXPECT_TRUE(ev[0].overruns + slack >= expect && ev[0].overruns <= expect + slack) {
+		TH_LOG("overruns %" PRIu64 ", want %" PRIu64 " +- %" PRIu64,
+		       (uint64_t)ev[0].overruns, expect, slack);
+	}
+	EXPECT_TRUE(ev[0].fire_ns >= ev[0].deadline_ns && ev[0].flags == 0) {
+		TH_LOG("fire_ns or flags");
+	}
+	/* The records after the read only mean something after a good one. */
+	if (!_metadata->passed)
+		return;
+	prev = ev[0].deadline_ns;
+	for (i = 0; i < 3; i++) {
+		ASSERT_TRUE(wait_events(fd, ev, 1, WAIT_MS) == 1) {
+			TH_LOG("no record after the read (%d)", i);
+		}
+		ASSERT_TRUE(ev[0].deadline_ns > prev &&
+			    (ev[0].deadline_ns - first) % p == 0 &&
+			    ev[0].fire_ns >= ev[0].deadline_ns) {
+			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
+			       i, (uint64_t)ev[0].deadline_ns, prev,
+			       (uint64_t)ev[0].fire_ns);
+		}
+		prev = ev[0].deadline_ns;
+	}
+	EXPECT_TRUE(cancel(fd, id, NULL) == 0) {
+		TH_LOG("cancel");
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * max_user_timeouts: EDQUOT across files, nothing leaked.
+ *
+ * max_user_timeouts, a writable module parameter, bounds one user's live
+ * timeouts across all its files with EDQUOT (ENOSPC is the per-file cap).
+ * As root: limit 100 for a child running as LIMIT_UID. Unprivileged: the
+ * limit as set, when small enough to fill.
+ */
+TEST_F(ctx, user_limit)
+{
+	int old = read_param(PARAM_USER), status;
+	pid_t pid;
+
+	ASSERT_TRUE(old >= 0) {
+		TH_LOG("%s missing: the per-user limit is required", PARAM_USER);
+	}
+	if (geteuid() != 0) {
+		if (old > 20000) {
+			SKIP(return, "limit %d too large to fill without root", old);
+		}
+		user_limit_body(_metadata, self, old);
+		return;
+	}
+	user_saved = old;
+	ASSERT_TRUE(write_param(PARAM_USER, 100) == 0) {
+		TH_LOG("set %s: %s", PARAM_USER, strerror(errno));
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* Only the test itself restores the limit. */
+		user_saved = -1;
+		ASSERT_FALSE(setgroups(0, NULL) ||
+			     setresgid(LIMIT_UID, LIMIT_UID, LIMIT_UID) ||
+			     setresuid(LIMIT_UID, LIMIT_UID, LIMIT_UID)) {
+			TH_LOG("drop to uid %d: %s", LIMIT_UID, strerror(errno));
+		}
+		user_limit_body(_metadata, self, 100);
+		fflush(stdout);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    !WEXITSTATUS(status)) {
+		TH_LOG("the check as uid %d failed", LIMIT_UID);
+	}
+}
+
+/*
+ * module pinned while a context is open.
+ * The open file pins the module: delete_module must refuse.
+ */
+TEST_F(ctx, rmmod_refused)
+{
+	int fd, ret;
+
+	if (geteuid() != 0) {
+		SKIP(return, "needs root");
+	}
+	fd = self->fd;
+	ret = syscall(SYS_delete_module, "hwtimer", O_NONBLOCK);
+	ASSERT_TRUE(ret == -1 && (errno == EWOULDBLOCK || errno == EBUSY)) {
+		TH_LOG("delete_module gave %d (%s) with a context open", ret, strerror(errno));
+	}
+	close_dev(self, fd);
+}
+
+/*
+ * Without a working sleep no timing check means anything: bail out before
+ * the first test when nanosleep(20 ms) returns early (the nanosleep test
+ * reports by how much).
+ */
+static bool nanosleep_sleeps(void)
+{
+	struct timespec ts = { 0, 20 * MS };
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	return !nanosleep(&ts, NULL) && now_ns(CLOCK_MONOTONIC) - t0 >= 20 * MS;
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (stat(DEV, &st)) {
+		ksft_print_header();
+		ksft_exit_skip("%s missing: is the hwtimer module loaded?\n", DEV);
+	}
+	if (!nanosleep_sleeps()) {
+		ksft_print_header();
+		ksft_exit_fail_msg("nanosleep does not sleep in this %zu-bit build\n",
+				   sizeof(long) * 8);
+	}
+	/* Measured by the batch_eintr test, used by batch_sigkill. */
+	long_batch_ns = mmap(NULL, sizeof(*long_batch_ns), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (long_batch_ns == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	ksft_print_msg("uid %u, %zu-bit build\n", (unsigned int)geteuid(),
+		       sizeof(long) * 8);
+	return test_harness_run(argc, argv);
+}
