@@ -2475,9 +2475,8 @@ TEST_F(ctx, enospc)
 	uint64_t id;
 	int cap = read_cap(), want = cap, fd;
 
-	if (cap < 0) {
+	if (cap < 0)
 		SKIP(return, "%s not readable", PARAM_CAP);
-	}
 	if (geteuid() == 0) {
 		want = 32;
 		cap_saved = cap;
@@ -2518,9 +2517,8 @@ TEST_F(ctx, enospc_unread)
 	struct hwtimer_event ev;
 	int cap = read_cap(), fd;
 
-	if (geteuid() != 0 || cap < 0) {
+	if (geteuid() != 0 || cap < 0)
 		SKIP(return, "needs root to lower the cap");
-	}
 	cap_saved = cap;
 	ASSERT_TRUE(write_cap(2) == 0) {
 		TH_LOG("lower the cap");
@@ -3278,9 +3276,8 @@ TEST_F(ctx, user_limit)
 		TH_LOG("%s missing: the per-user limit is required", PARAM_USER);
 	}
 	if (geteuid() != 0) {
-		if (old > 20000) {
+		if (old > 20000)
 			SKIP(return, "limit %d too large to fill without root", old);
-		}
 		user_limit_body(_metadata, self, old);
 		return;
 	}
@@ -3316,9 +3313,8 @@ TEST_F(ctx, rmmod_refused)
 {
 	int fd, ret;
 
-	if (geteuid() != 0) {
+	if (geteuid() != 0)
 		SKIP(return, "needs root");
-	}
 	fd = self->fd;
 	ret = syscall(SYS_delete_module, "hwtimer", O_NONBLOCK);
 	ASSERT_TRUE(ret == -1 && (errno == EWOULDBLOCK || errno == EBUSY)) {
