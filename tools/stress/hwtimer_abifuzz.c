@@ -767,6 +767,11 @@ static void pick_arm(struct worker *w, int slot, struct armspec *a)
 	}
 }
 
+static bool arm_is_rel(const struct armspec *a)
+{
+	return !(a->req.flags & HWTIMER_ARM_ABS);
+}
+
 /* Reserve the ledger entry of an ARM; fills in the cookie. */
 static struct ent *arm_begin(struct worker *w, int slot, struct armspec *a)
 {
@@ -779,9 +784,11 @@ static struct ent *arm_begin(struct worker *w, int slot, struct armspec *a)
 	a->req.cookie = e->seq;
 	e->clock = a->req.clock;
 	e->period = a->req.period_ns;
-	e->dl_lo = a->rel ? now(a->req.clock) + a->rel : a->req.deadline_ns;
+	/* Relative by its flags: a relative deadline may be 0 (now). */
+	e->dl_lo = arm_is_rel(a) ? now(a->req.clock) + a->rel :
+				   a->req.deadline_ns;
 	e->dl_hi = e->dl_lo;
-	if (a->req.period_ns && !a->rel)
+	if (a->req.period_ns && !arm_is_rel(a))
 		e->abs0 = a->req.deadline_ns;
 	if (a->far)
 		e->flags |= F_FAR;
@@ -815,7 +822,7 @@ static void arm_end(struct ent *e, const struct armspec *a, int err,
 			unexpected("ARM", 0, err);
 		return;
 	}
-	if (a->rel)
+	if (arm_is_rel(a))
 		e->dl_hi = t1 + a->rel;
 	if (e->id && e->id != id)
 		report(V_IDMIS, "ARM returned id %#llx but the event of its timeout (cookie %llu) carried id %#llx", id, seq, e->id);
