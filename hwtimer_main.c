@@ -690,7 +690,8 @@ static struct hwtimer_base *stay_or_unbind(struct hwtimer_wheel *w,
 		return ERR_PTR(-EBUSY);
 	}
 	state_clear(t, HWT_RUNNING);
-	WRITE_ONCE(t->wheel_id, 0);
+	/* Pairs with the cmpxchg in claim(): the binder sees this state. */
+	smp_store_release(&t->wheel_id, 0);
 	raw_spin_unlock_irqrestore(&old->lock, *flags);
 	return NULL;
 }
@@ -698,25 +699,38 @@ static struct hwtimer_base *stay_or_unbind(struct hwtimer_wheel *w,
 /*
  * Lock the base @t is to be armed on: the one it is pending or running on
  * if that is one of @w's, else this CPU's base of @w, binding @t to it.
+ *
+ * Binding is a cmpxchg from 0, not a store: two CPUs arming the same
+ * unbound timeout each hold only their own base's lock, and both would
+ * otherwise bind it and put it in two wheels. The loser finds @t bound
+ * elsewhere and starts over from that base, where it is pending (-EBUSY)
+ * or idle (and moved again).
  * Return: the base, locked, or ERR_PTR(-EBUSY).
  */
 static struct hwtimer_base *claim(struct hwtimer_wheel *w,
 				  struct hwtimer_timeout *t,
 				  unsigned long *flags)
 {
-	struct hwtimer_base *b = local_base(w), *old;
-	u64 id = READ_ONCE(t->wheel_id);
+	struct hwtimer_base *b, *old;
+	u64 id;
 
-	if (id && id != b->id) {
-		old = stay_or_unbind(w, t, id, flags);
-		if (old)
-			return old;
+	for (;;) {
+		b = local_base(w);
+		id = READ_ONCE(t->wheel_id);
+		if (id && id != b->id) {
+			old = stay_or_unbind(w, t, id, flags);
+			if (old)
+				return old;
+		}
+		raw_spin_lock_irqsave(&b->lock, *flags);
+		id = cmpxchg64(&t->wheel_id, 0, b->id) ?: b->id;
+		if (id == b->id)
+			break;
+		/* Bound to another base since: start over from there. */
+		raw_spin_unlock_irqrestore(&b->lock, *flags);
+		cpu_relax();
 	}
-	raw_spin_lock_irqsave(&b->lock, *flags);
-	if (!READ_ONCE(t->wheel_id))
-		WRITE_ONCE(t->wheel_id, b->id);
-	if (READ_ONCE(t->wheel_id) != b->id ||
-	    (state_of(t) & HWT_HANDBACK)) {
+	if (state_of(t) & HWT_HANDBACK) {
 		raw_spin_unlock_irqrestore(&b->lock, *flags);
 		return ERR_PTR(-EBUSY);
 	}

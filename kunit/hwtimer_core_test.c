@@ -1351,6 +1351,8 @@ static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
  * @done: completed when its rounds are over
  * @arms: its successful arms
  * @cancels: its cancels that said %HWTIMER_CANCELLED
+ * @me: its index
+ * @arrived: threads arrived at the lockstep race's barriers, in total
  */
 struct xcpu_thread {
 	struct hwtimer_wheel *w;
@@ -1359,6 +1361,8 @@ struct xcpu_thread {
 	struct completion done;
 	unsigned long arms;
 	unsigned long cancels;
+	unsigned int me;
+	atomic_t *arrived;
 };
 
 static int xcpu_fn(void *arg)
@@ -1387,31 +1391,23 @@ static int xcpu_fn(void *arg)
 }
 
 /*
- * Threads bound to different CPUs arm and cancel the same timeouts of a
- * per-CPU wheel, so idle timeouts keep moving between bases while the
- * other CPU cancels them on theirs: every arm ends exactly once, in a run
- * or in a cancel that says so.
+ * Run @fn on XCPU_THREADS kthreads bound to different online CPUs, one
+ * &struct xcpu_thread each (@x, set up by the caller), released together;
+ * return when all are done.
  */
-static void core_percpu_race_moves_and_cancels(struct kunit *test)
+static void xcpu_run(struct kunit *test, struct xcpu_thread *x,
+		     int (*fn)(void *))
 {
-	struct core_ctx *ctx = test->priv;
-	struct item *it = new_items(test, XCPU_ITEMS);
-	struct xcpu_thread x[XCPU_THREADS] = {};
 	struct task_struct *task[XCPU_THREADS];
-	unsigned long arms = 0, cancels = 0, runs = 0;
 	DECLARE_COMPLETION_ONSTACK(go);
-	struct hwtimer_wheel *w;
 	int i, cpu = -1;
 
-	if (num_online_cpus() < XCPU_THREADS)
-		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
-	ctx->flags = HWTIMER_WHEEL_PERCPU;
-	w = std_wheel(test);
 	for (i = 0; i < XCPU_THREADS; i++) {
 		cpu = cpumask_next(cpu, cpu_online_mask);
-		x[i] = (struct xcpu_thread){ .w = w, .items = it, .go = &go };
+		x[i].go = &go;
+		x[i].me = i;
 		init_completion(&x[i].done);
-		task[i] = kthread_create(xcpu_fn, &x[i], "hwt-xcpu/%d", cpu);
+		task[i] = kthread_create(fn, &x[i], "hwt-xcpu/%d", cpu);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
 		get_task_struct(task[i]);
 		kthread_bind(task[i], cpu);
@@ -1422,6 +1418,32 @@ static void core_percpu_race_moves_and_cancels(struct kunit *test)
 		wait_for_completion(&x[i].done);
 		kthread_stop(task[i]);
 		put_task_struct(task[i]);
+	}
+}
+
+/*
+ * Threads bound to different CPUs arm and cancel the same timeouts of a
+ * per-CPU wheel, so idle timeouts keep moving between bases while the
+ * other CPU cancels them on theirs: every arm ends exactly once, in a run
+ * or in a cancel that says so.
+ */
+static void core_percpu_race_moves_and_cancels(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, XCPU_ITEMS);
+	struct xcpu_thread x[XCPU_THREADS] = {};
+	unsigned long arms = 0, cancels = 0, runs = 0;
+	struct hwtimer_wheel *w;
+	int i;
+
+	if (num_online_cpus() < XCPU_THREADS)
+		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
+	for (i = 0; i < XCPU_THREADS; i++)
+		x[i] = (struct xcpu_thread){ .w = w, .items = it };
+	xcpu_run(test, x, xcpu_fn);
+	for (i = 0; i < XCPU_THREADS; i++) {
 		arms += x[i].arms;
 		cancels += x[i].cancels;
 	}
@@ -1434,6 +1456,80 @@ static void core_percpu_race_moves_and_cancels(struct kunit *test)
 		   runs);
 	KUNIT_EXPECT_GT(test, cancels, 0UL);
 	KUNIT_EXPECT_EQ(test, runs, arms - cancels);
+}
+
+/* Rounds of the lockstep race. */
+#define LOCKSTEP_ROUNDS	2000
+
+/* Wait until every thread reached barrier @n (counted from 0). */
+static void xcpu_barrier(struct xcpu_thread *x, int n)
+{
+	atomic_inc(x->arrived);
+	while (atomic_read(x->arrived) < (n + 1) * XCPU_THREADS)
+		cpu_relax();
+}
+
+static int lockstep_fn(void *arg)
+{
+	struct xcpu_thread *x = arg;
+	int round, i;
+
+	wait_for_completion(x->go);
+	for (round = 0; round < LOCKSTEP_ROUNDS; round++) {
+		xcpu_barrier(x, 2 * round);
+		for (i = 0; i < XCPU_ITEMS; i++)
+			if (!hwtimer_arm(x->w, &x->items[i].tmo, FAR_NS, 0, 0))
+				x->arms++;
+		xcpu_barrier(x, 2 * round + 1);
+		/* Each thread in turn takes them all back. */
+		if (round % XCPU_THREADS != x->me)
+			continue;
+		for (i = 0; i < XCPU_ITEMS; i++)
+			if (hwtimer_cancel(&x->items[i].tmo) ==
+			    HWTIMER_CANCELLED)
+				x->cancels++;
+	}
+	complete(&x->done);
+	return 0;
+}
+
+/*
+ * Threads on different CPUs arm the same idle timeouts at the same moment,
+ * round after round, each on its own base of a per-CPU wheel; the
+ * timeouts are unbound at first and then bound to whichever base won the
+ * round before. Exactly one arm of each timeout wins each round, and one
+ * cancel takes it back: a timeout armed on two bases at once would show
+ * as an extra arm, a pending count left over, or a corrupted list.
+ */
+static void core_percpu_same_timeout_armed_once(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, XCPU_ITEMS);
+	struct xcpu_thread x[XCPU_THREADS] = {};
+	unsigned long arms = 0, cancels = 0;
+	struct hwtimer_stats st;
+	atomic_t arrived = ATOMIC_INIT(0);
+	struct hwtimer_wheel *w;
+	int i;
+
+	if (num_online_cpus() < XCPU_THREADS)
+		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
+	for (i = 0; i < XCPU_THREADS; i++)
+		x[i] = (struct xcpu_thread){ .w = w, .items = it,
+					     .arrived = &arrived };
+	xcpu_run(test, x, lockstep_fn);
+	for (i = 0; i < XCPU_THREADS; i++) {
+		arms += x[i].arms;
+		cancels += x[i].cancels;
+	}
+	KUNIT_EXPECT_EQ(test, arms, (unsigned long)LOCKSTEP_ROUNDS * XCPU_ITEMS);
+	KUNIT_EXPECT_EQ(test, cancels, arms);
+	hwtimer_wheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	for (i = 0; i < XCPU_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&it[i].runs), 0);
 }
 
 /* Every case but the per-CPU ones runs on both kinds of wheel. */
@@ -1500,6 +1596,7 @@ static struct kunit_case hwtimer_core_cases[] = {
 	HWT_CASE(core_cancel_takes_back_parked_expiry),
 	KUNIT_CASE(core_percpu_timeout_moves_only_when_idle),
 	KUNIT_CASE_SLOW(core_percpu_race_moves_and_cancels),
+	KUNIT_CASE_SLOW(core_percpu_same_timeout_armed_once),
 	{}
 };
 
