@@ -21,9 +21,17 @@
 
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/time.h>
 #include <linux/types.h>
 
 #include "hwtimer_wheel.h"
+/*
+ * The ABI's names serve the kernel API too: %HWTIMER_ARM_ABS,
+ * %HWTIMER_STATS_LAT_BUCKETS and &struct hwtimer_stats. Found relative to
+ * this header, as hwtimer_wheel.h is, so a consumer needs only -I to the
+ * directory of this one (make install keeps the layout).
+ */
+#include "include/uapi/linux/hwtimer.h"
 
 struct hwtimer_wheel;
 struct hwtimer_timeout;
@@ -31,21 +39,12 @@ struct hwtimer_timeout;
 /* Callback of a timeout; runs in process context and may sleep. */
 typedef void (*hwtimer_fn_t)(struct hwtimer_timeout *t);
 
-/* Clocks a wheel can run on. */
-enum hwtimer_clock {
-	HWTIMER_CLOCK_MONOTONIC = 0,
-	HWTIMER_CLOCK_BOOTTIME = 1,
-};
-
 /* Tick length bounds and default, in nanoseconds. */
 #define HWTIMER_TICK_MIN_NS	10000ULL
 #define HWTIMER_TICK_MAX_NS	1000000000ULL
 #define HWTIMER_TICK_DEFAULT_NS	1000000ULL
 /* Most callback workers a wheel may have. */
 #define HWTIMER_WORKERS_MAX	64
-
-/* hwtimer_arm() / hwtimer_modify() flag: @expires is absolute on the clock. */
-#define HWTIMER_ABS		0x1U
 
 /* What became of a timeout, as hwtimer_state() reports it. */
 enum hwtimer_state {
@@ -64,16 +63,11 @@ enum hwtimer_cancel_result {
 	HWTIMER_RUNNING = 2,		/* callback running now; not re-armed */
 };
 
-/* Buckets of the log2 lateness histogram: bucket 0 is 0 ns late, bucket i
- * (1 <= i < last) is [2^(i-1), 2^i) ns late, the last takes the rest.
- */
-#define HWTIMER_LAT_BUCKETS	40
-
 /**
  * struct hwtimer_wheel_params - parameters of a private wheel
  * @name: name under /sys/kernel/debug/hwtimer/ (copied; unique per wheel)
  * @tick_ns: tick length; 0 means %HWTIMER_TICK_DEFAULT_NS
- * @clock: an &enum hwtimer_clock
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 means CLOCK_MONOTONIC
  * @workers: callback workers of each base; 0 means 2
  * @max_pending: most timeouts pending at once, 0 for unlimited; a
  *	periodic timeout holds its place from its arm until it is cancelled
@@ -84,7 +78,7 @@ enum hwtimer_cancel_result {
 struct hwtimer_wheel_params {
 	const char *name;
 	u64 tick_ns;
-	u32 clock;
+	clockid_t clock;
 	u32 workers;
 	u64 max_pending;
 	u32 flags;
@@ -99,28 +93,6 @@ struct hwtimer_wheel_params {
  * deadline order; with it, that order holds only among timeouts of one base.
  */
 #define HWTIMER_WHEEL_PERCPU	0x1U
-
-/**
- * struct hwtimer_stats - counters of one wheel
- * @pending: timeouts pending now
- * @armed: successful arms and modifies of idle timeouts, ever
- * @fired: callbacks run, ever
- * @cancelled: pending timeouts cancelled before their callback ran, ever
- * @rejected: arms refused with -ENOSPC or -ESHUTDOWN, ever
- * @hrtimer_fires: times the wheel's hrtimer fired
- * @max_lateness_ns: largest lateness seen (fire time minus deadline)
- * @lateness: log2 histogram of lateness, see %HWTIMER_LAT_BUCKETS
- */
-struct hwtimer_stats {
-	u64 pending;
-	u64 armed;
-	u64 fired;
-	u64 cancelled;
-	u64 rejected;
-	u64 hrtimer_fires;
-	u64 max_lateness_ns;
-	u64 lateness[HWTIMER_LAT_BUCKETS];
-};
 
 /**
  * struct hwtimer_timeout - a timeout, embedded in the caller's object
@@ -154,7 +126,7 @@ void hwtimer_wheel_destroy(struct hwtimer_wheel *w);
 void hwtimer_wheel_get_stats(struct hwtimer_wheel *w, struct hwtimer_stats *st);
 u64 hwtimer_wheel_now(struct hwtimer_wheel *w);
 u64 hwtimer_wheel_tick_ns(struct hwtimer_wheel *w);
-u32 hwtimer_wheel_clock(struct hwtimer_wheel *w);
+clockid_t hwtimer_wheel_clock(struct hwtimer_wheel *w);
 
 void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
 			    u32 flags, struct module *owner);

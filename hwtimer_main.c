@@ -224,7 +224,7 @@ struct hwtimer_base {
  *	callback takes
  * @link: entry in hwtimer_wheels
  * @dir: debugfs directory
- * @clock: an &enum hwtimer_clock
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
  * @tick_ns: tick length
  * @flags: the &struct hwtimer_wheel_params flags it was created with
  * @nworkers: workers of each base
@@ -243,7 +243,7 @@ struct hwtimer_wheel {
 	struct lockdep_map map;
 	struct list_head link;
 	struct dentry *dir;
-	u32 clock;
+	clockid_t clock;
 	u64 tick_ns;
 	u32 flags;
 	unsigned int nworkers;
@@ -324,7 +324,7 @@ void hwtimer_default_wheel_like(struct hwtimer_wheel_params *p)
 
 static u64 wheel_now(const struct hwtimer_wheel *w)
 {
-	if (w->clock == HWTIMER_CLOCK_BOOTTIME)
+	if (w->clock == CLOCK_BOOTTIME)
 		return ktime_get_boottime_ns();
 	return ktime_get_ns();
 }
@@ -570,7 +570,7 @@ static u64 abs_deadline(struct hwtimer_wheel *w, u64 expires, u32 flags)
 {
 	u64 d;
 
-	if (flags & HWTIMER_ABS)
+	if (flags & HWTIMER_ARM_ABS)
 		return expires;
 	if (check_add_overflow(wheel_now(w), expires, &d))
 		return U64_MAX;
@@ -764,9 +764,9 @@ EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
  * @w: the wheel
  * @t: the timeout, set up by hwtimer_timeout_init()
  * @expires: deadline in ns: relative to now, or absolute on @w's clock with
- *	%HWTIMER_ABS; a deadline in the past fires at once
+ *	%HWTIMER_ARM_ABS; a deadline in the past fires at once
  * @period: 0 for a one-shot, else the period in ns (at least one tick)
- * @flags: 0 or %HWTIMER_ABS
+ * @flags: 0 or %HWTIMER_ARM_ABS
  *
  * The callback runs no earlier than the deadline, normally within a tick
  * after it. A periodic timeout is re-armed when its callback returns, for
@@ -792,7 +792,7 @@ int hwtimer_arm(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 	unsigned long irqflags;
 	int ret;
 
-	if (!w || !t || !t->fn || (flags & ~HWTIMER_ABS) ||
+	if (!w || !t || !t->fn || (flags & ~HWTIMER_ARM_ABS) ||
 	    (period && period < w->tick_ns))
 		return -EINVAL;
 	b = claim(w, t, &irqflags);
@@ -815,7 +815,7 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  * hwtimer_modify() - move a timeout to a new deadline, in place
  * @t: the timeout; pending, or idle after an earlier hwtimer_arm()
  * @expires: new deadline, as for hwtimer_arm()
- * @flags: 0 or %HWTIMER_ABS
+ * @flags: 0 or %HWTIMER_ARM_ABS
  *
  * A pending timeout keeps its place in the limit and its pin and just moves;
  * an idle one is armed again on the base of its last arm, keeping its
@@ -836,7 +836,7 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 	u64 deadline;
 	int ret = 0;
 
-	if (!t || (flags & ~HWTIMER_ABS))
+	if (!t || (flags & ~HWTIMER_ARM_ABS))
 		return -EINVAL;
 	b = lock_timeout(t, &irqflags);
 	if (!b) {
@@ -1194,7 +1194,7 @@ static u64 collect_locked(struct hwtimer_base *b)
 /* Lateness bucket: 0 for on time, else fls64, capped at the last bucket. */
 static unsigned int lat_bucket(u64 late)
 {
-	return min_t(unsigned int, fls64(late), HWTIMER_LAT_BUCKETS - 1);
+	return min_t(unsigned int, fls64(late), HWTIMER_STATS_LAT_BUCKETS - 1);
 }
 
 /*
@@ -1407,7 +1407,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "rejected %llu\nhrtimer_fires %llu\nmax_lateness_ns %llu\n",
 		   st->rejected, st->hrtimer_fires, st->max_lateness_ns);
 	seq_puts(m, "lateness_log2_ns");
-	for (i = 0; i < HWTIMER_LAT_BUCKETS; i++)
+	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
 		seq_printf(m, " %llu", st->lateness[i]);
 	seq_putc(m, '\n');
 	kfree(st);
@@ -1421,7 +1421,7 @@ static int params_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "name %s\ntick_ns %llu\nclock %s\nworkers %u\nmax_pending %llu\nbases %u\n",
 		   w->name, w->tick_ns,
-		   w->clock == HWTIMER_CLOCK_BOOTTIME ? "boottime" : "monotonic",
+		   w->clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
 		   w->nworkers, w->max_pending, w->nbases);
 	return 0;
 }
@@ -1439,8 +1439,8 @@ static int check_params(const struct hwtimer_wheel_params *p)
 	if (p->tick_ns && (p->tick_ns < HWTIMER_TICK_MIN_NS ||
 			   p->tick_ns > HWTIMER_TICK_MAX_NS))
 		return -EINVAL;
-	if (p->clock != HWTIMER_CLOCK_MONOTONIC &&
-	    p->clock != HWTIMER_CLOCK_BOOTTIME)
+	if (p->clock && p->clock != CLOCK_MONOTONIC &&
+	    p->clock != CLOCK_BOOTTIME)
 		return -EINVAL;
 	if (p->workers > HWTIMER_WORKERS_MAX)
 		return -EINVAL;
@@ -1534,8 +1534,7 @@ static struct hwtimer_base *base_create(struct hwtimer_wheel *w,
 	b->nworkers = w->nworkers;
 	for (j = 0; j < b->nworkers; j++)
 		b->workers[j].b = b;
-	hrtimer_init(&b->hrt, w->clock == HWTIMER_CLOCK_BOOTTIME ?
-		     CLOCK_BOOTTIME : CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	hrtimer_init(&b->hrt, w->clock, HRTIMER_MODE_ABS_HARD);
 	b->hrt.function = hrt_fn;
 	hwtimer_wc_init(&b->wc, w->tick_ns, wheel_now(w));
 	return b;
@@ -1614,7 +1613,7 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	strscpy(w->name, p->name, sizeof(w->name));
 	lockdep_register_key(&w->key);
 	lockdep_init_map(&w->map, w->name, &w->key, 0);
-	w->clock = p->clock;
+	w->clock = p->clock ?: CLOCK_MONOTONIC;
 	w->tick_ns = p->tick_ns ?: HWTIMER_TICK_DEFAULT_NS;
 	w->max_pending = p->max_pending;
 	w->flags = p->flags;
@@ -1856,7 +1855,7 @@ void hwtimer_wheel_get_stats(struct hwtimer_wheel *w, struct hwtimer_stats *st)
 		st->rejected += b->stats.rejected;
 		st->max_lateness_ns = max(st->max_lateness_ns,
 					  b->stats.max_lateness_ns);
-		for (j = 0; j < HWTIMER_LAT_BUCKETS; j++)
+		for (j = 0; j < HWTIMER_STATS_LAT_BUCKETS; j++)
 			st->lateness[j] += b->stats.lateness[j];
 		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 		st->hrtimer_fires += atomic64_read(&b->hrt_fires);
@@ -1869,7 +1868,7 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_get_stats);
  * @w: the wheel
  *
  * Context: any.
- * Return: ns on CLOCK_MONOTONIC or CLOCK_BOOTTIME, as for %HWTIMER_ABS.
+ * Return: ns on CLOCK_MONOTONIC or CLOCK_BOOTTIME, as for %HWTIMER_ARM_ABS.
  */
 u64 hwtimer_wheel_now(struct hwtimer_wheel *w)
 {
@@ -1895,9 +1894,9 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
  * @w: the wheel
  *
  * Context: any.
- * Return: an &enum hwtimer_clock.
+ * Return: CLOCK_MONOTONIC or CLOCK_BOOTTIME.
  */
-u32 hwtimer_wheel_clock(struct hwtimer_wheel *w)
+clockid_t hwtimer_wheel_clock(struct hwtimer_wheel *w)
 {
 	return w->clock;
 }
@@ -1908,7 +1907,7 @@ static int __init hwtimer_init(void)
 	struct hwtimer_wheel_params p = {
 		.name = "default",
 		.tick_ns = tick_ns,
-		.clock = clock_param,
+		.clock = clock_param ? CLOCK_BOOTTIME : CLOCK_MONOTONIC,
 		.workers = workers,
 		.max_pending = max_pending,
 		.flags = percpu ? HWTIMER_WHEEL_PERCPU : 0,

@@ -221,23 +221,19 @@ static struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 static struct kmem_cache *hwt_cache;
 static struct kmem_cache *hwt_pcache;
 /*
- * Wheels of the two clocks, by enum hwtimer_clock: the default wheel for its
- * own clock (CLOCK_MONOTONIC unless the module's clock parameter says
- * otherwise), a private one (hwt_own_wheel) for the other.
+ * The wheel of the other clock than the default wheel's (CLOCK_MONOTONIC
+ * unless the module's clock parameter says otherwise).
  */
-static struct hwtimer_wheel *hwt_wheels[2];
 static struct hwtimer_wheel *hwt_own_wheel;
 
+/* The wheel of @clock: the default one or ours; NULL for another clock. */
 static struct hwtimer_wheel *clock_wheel(u32 clock)
 {
-	switch (clock) {
-	case CLOCK_MONOTONIC:
-		return hwt_wheels[HWTIMER_CLOCK_MONOTONIC];
-	case CLOCK_BOOTTIME:
-		return hwt_wheels[HWTIMER_CLOCK_BOOTTIME];
-	default:
+	struct hwtimer_wheel *def = hwtimer_default_wheel();
+
+	if (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
 		return NULL;
-	}
+	return hwtimer_wheel_clock(def) == clock ? def : hwt_own_wheel;
 }
 
 static bool reserved_zero(const __u64 *r, size_t n)
@@ -413,10 +409,6 @@ static int check_deadline_flags(u32 flags)
 	return flags & ~HWTIMER_ARM_ABS ? -EINVAL : 0;
 }
 
-static u32 arm_flags(u32 flags)
-{
-	return flags & HWTIMER_ARM_ABS ? HWTIMER_ABS : 0;
-}
 
 /*
  * Reserve a place for one more live timeout of @ctx, in its cap and in its
@@ -500,7 +492,7 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 		goto err_unreserve;
 	}
 	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
-			  arm_flags(req->flags));
+			  req->flags);
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
 		hwtimer_ids_put_back(&ctx->ids, ht->id);
@@ -663,7 +655,7 @@ static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
 		return 0;
 	}
 	r = hwtimer_arm(clock_wheel(ht->clock), &ht->t, deadline, period,
-			arm_flags(flags));
+			flags);
 	if (r) {
 		/* Stopped and not armed again: the timeout is gone. */
 		ctx->pending--;
@@ -1036,10 +1028,8 @@ static long ioc_set_eventfd(struct hwt_ctx *ctx, void __user *arg)
 static long ioc_stats(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_stats_req req;
-	struct hwtimer_stats *st;
 	struct hwtimer_wheel *w;
 	u32 clock;
-	int i;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
@@ -1047,11 +1037,6 @@ static long ioc_stats(struct hwt_ctx *ctx, void __user *arg)
 	if (!w || req.flags ||
 	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	hwtimer_wheel_get_stats(w, st);
-
 	clock = req.clock;
 	memset(&req, 0, sizeof(req));
 	req.clock = clock;
@@ -1066,16 +1051,7 @@ static long ioc_stats(struct hwt_ctx *ctx, void __user *arg)
 	spin_unlock(&ctx->wqh.lock);
 	req.ctx_max_pending = READ_ONCE(ctx_max_pending);
 	req.tick_ns = hwtimer_wheel_tick_ns(w);
-	req.pending = st->pending;
-	req.armed = st->armed;
-	req.fired = st->fired;
-	req.cancelled = st->cancelled;
-	req.rejected = st->rejected;
-	req.hrtimer_fires = st->hrtimer_fires;
-	req.max_lateness_ns = st->max_lateness_ns;
-	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
-		req.lateness[i] = st->lateness[i];
-	kfree(st);
+	hwtimer_wheel_get_stats(w, &req.wheel);
 	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
@@ -1213,7 +1189,7 @@ static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
 	pt->deadline_ns = ev->deadline_ns;
 	if (!tk->next ||
 	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
-			hwtimer_period(&ht->t), HWTIMER_ABS)) {
+			hwtimer_period(&ht->t), HWTIMER_ARM_ABS)) {
 		ctx->pending--;
 		unlink_timer(ht, reap);
 	}
@@ -1512,17 +1488,16 @@ static struct miscdevice hwt_misc = {
 int hwtimer_chardev_init(void)
 {
 	struct hwtimer_wheel *def = hwtimer_default_wheel();
-	u32 other = hwtimer_wheel_clock(def) == HWTIMER_CLOCK_BOOTTIME ?
-		HWTIMER_CLOCK_MONOTONIC : HWTIMER_CLOCK_BOOTTIME;
+	clockid_t other = hwtimer_wheel_clock(def) == CLOCK_BOOTTIME ?
+		CLOCK_MONOTONIC : CLOCK_BOOTTIME;
 	struct hwtimer_wheel_params p = {
-		.name = other == HWTIMER_CLOCK_BOOTTIME ? "chardev-boottime" :
+		.name = other == CLOCK_BOOTTIME ? "chardev-boottime" :
 			"chardev-monotonic",
 		.clock = other,
 	};
 	int ret;
 
 	hwtimer_default_wheel_like(&p);
-	BUILD_BUG_ON(HWTIMER_STATS_LAT_BUCKETS != HWTIMER_LAT_BUCKETS);
 	if (!max_user_timeouts)
 		max_user_timeouts = max(totalram_pages() * PAGE_SIZE / 25 / 128,
 					1024UL);
@@ -1540,8 +1515,6 @@ int hwtimer_chardev_init(void)
 		ret = PTR_ERR(hwt_own_wheel);
 		goto err_destroy_cache;
 	}
-	hwt_wheels[other] = hwt_own_wheel;
-	hwt_wheels[hwtimer_wheel_clock(def)] = def;
 	ret = misc_register(&hwt_misc);
 	if (ret == -EBUSY) {
 		pr_warn("hwtimer: misc minor %d is taken, using a dynamic one (no load on first open)\n",

@@ -274,7 +274,8 @@ static struct item *new_items(struct kunit *test, int n)
 }
 
 static struct hwtimer_wheel *new_wheel(struct kunit *test, u64 tick,
-				       u32 workers, u64 max_pending, u32 clock)
+				       u32 workers, u64 max_pending,
+				       clockid_t clock)
 {
 	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel_params p = {
@@ -294,7 +295,7 @@ static struct hwtimer_wheel *new_wheel(struct kunit *test, u64 tick,
 /* Default wheel of a case: 1 ms tick, 2 workers, no limit, monotonic. */
 static struct hwtimer_wheel *std_wheel(struct kunit *test)
 {
-	return new_wheel(test, MS, 2, 0, HWTIMER_CLOCK_MONOTONIC);
+	return new_wheel(test, MS, 2, 0, CLOCK_MONOTONIC);
 }
 
 static bool wait_atomic(struct core_ctx *ctx, atomic_t *v, int n, int ms)
@@ -330,7 +331,7 @@ static void core_create_rejects_bad_params(struct kunit *test)
 	static const struct {
 		const char *name;
 		u64 tick;
-		u32 clock;
+		clockid_t clock;
 		u32 workers;
 	} bad[] = {
 		{ NULL, 0, 0, 0 },
@@ -339,7 +340,9 @@ static void core_create_rejects_bad_params(struct kunit *test)
 		{ "a_name_that_is_longer_than_31_chars", 0, 0, 0 },
 		{ "kunit_bad", HWTIMER_TICK_MIN_NS - 1, 0, 0 },
 		{ "kunit_bad", HWTIMER_TICK_MAX_NS + 1, 0, 0 },
-		{ "kunit_bad", 0, 2, 0 },
+		{ "kunit_bad", 0, CLOCK_PROCESS_CPUTIME_ID, 0 },
+		{ "kunit_bad", 0, CLOCK_TAI, 0 },
+		{ "kunit_bad", 0, -1, 0 },
 		{ "kunit_bad", 0, 0, HWTIMER_WORKERS_MAX + 1 },
 	};
 	struct hwtimer_wheel_params p = {};
@@ -387,6 +390,8 @@ static void core_create_accepts_tick_bounds(struct kunit *test)
 	w = hwtimer_wheel_create(&p);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_DEFAULT_NS);
+	/* Clock 0 (CLOCK_REALTIME, which a wheel does not run on) is the default. */
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clock(w), CLOCK_MONOTONIC);
 	hwtimer_wheel_destroy(w);
 }
 
@@ -458,7 +463,7 @@ static void core_absolute_deadline_is_kept(struct kunit *test)
 	struct item *it = new_items(test, 1);
 	u64 dl = hwtimer_wheel_now(w) + 10 * MS + 123;
 
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ARM_ABS), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_deadline(&it->tmo), dl);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
 	KUNIT_EXPECT_GE(test, it->fired_at, dl);
@@ -472,10 +477,10 @@ static void core_past_deadline_fires_at_once(struct kunit *test)
 	struct item *it = new_items(test, 3);
 
 	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[0].tmo, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[1].tmo, 0, 0, HWTIMER_ABS), 0);
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[1].tmo, 0, 0, HWTIMER_ARM_ABS), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it[2].tmo,
 					  hwtimer_wheel_now(w) - MS, 0,
-					  HWTIMER_ABS), 0);
+					  HWTIMER_ARM_ABS), 0);
 	KUNIT_EXPECT_TRUE(test, wait_atomic(ctx, &ctx->fired, 3, WAIT_MS));
 }
 
@@ -552,7 +557,7 @@ static void core_same_tick_fire_exactly_once(struct kunit *test)
 	for (i = 0; i < SAME_N; i++) {
 		item_init(ctx, &ctx->big[i], MODE_COUNT, 0);
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &ctx->big[i].tmo, dl, 0,
-						  HWTIMER_ABS), 0);
+						  HWTIMER_ARM_ABS), 0);
 		if (!(i % 256))
 			cond_resched();	/* the VM kernel is not preemptible */
 	}
@@ -727,7 +732,7 @@ static void core_cancel_running_reports_running(struct kunit *test)
 static void core_cancel_races_expiry_exactly_once(struct kunit *test)
 {
 	struct hwtimer_wheel *w = new_wheel(test, HWTIMER_TICK_MIN_NS, 2, 0,
-					    HWTIMER_CLOCK_MONOTONIC);
+					    CLOCK_MONOTONIC);
 	struct item *it = new_items(test, RACE_SLOTS);
 	int counts[3] = {}, bad = 0, runs = 0, k, r;
 	struct item *p;
@@ -929,7 +934,7 @@ static void core_arm_after_stop_eshutdown(struct kunit *test)
 static void core_max_pending_enospc_and_recovery(struct kunit *test)
 {
 	struct hwtimer_wheel *w = new_wheel(test, MS, 2, 4,
-					    HWTIMER_CLOCK_MONOTONIC);
+					    CLOCK_MONOTONIC);
 	struct item *it = new_items(test, 5);
 	struct hwtimer_stats st;
 	int i;
@@ -958,7 +963,7 @@ static void core_modify_earlier(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	dl = hwtimer_wheel_now(w) + 5 * MS;
-	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ARM_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
 	KUNIT_EXPECT_GE(test, it->fired_at, dl);
 	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
@@ -973,7 +978,7 @@ static void core_modify_later(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 10 * MS, 0, 0), 0);
 	dl = hwtimer_wheel_now(w) + 300 * MS;
-	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ARM_ABS), 0);
 	msleep(100);	/* past the old deadline, before the new one */
 	if (hwtimer_wheel_now(w) < dl)
 		KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 0);
@@ -1005,17 +1010,18 @@ static void core_boottime_wheel(struct kunit *test)
 {
 	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = new_wheel(test, MS, 2, 0,
-					    HWTIMER_CLOCK_BOOTTIME);
+					    CLOCK_BOOTTIME);
 	struct item *it = new_items(test, 1);
 	u64 b0, now, b1, dl;
 
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clock(w), CLOCK_BOOTTIME);
 	b0 = ktime_get_boottime_ns();
 	now = hwtimer_wheel_now(w);
 	b1 = ktime_get_boottime_ns();
 	KUNIT_EXPECT_GE(test, now, b0);
 	KUNIT_EXPECT_LE(test, now, b1);
 	dl = b1 + 10 * MS;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ABS), 0);
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ARM_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
 	KUNIT_EXPECT_GE(test, it->fired_at, dl);
 	KUNIT_EXPECT_GE(test, ktime_get_boottime_ns(), dl);
@@ -1056,7 +1062,7 @@ static void core_hrtimer_fires_per_deadline_not_per_tick(struct kunit *test)
 
 	for (i = 0; i < 10; i++)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, base + i * 10 * MS,
-						  0, HWTIMER_ABS), 0);
+						  0, HWTIMER_ARM_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, 10, WAIT_MS));
 	hwtimer_wheel_get_stats(w, &st);
 	kunit_info(test, "10 deadlines over 90 ticks: %llu hrtimer fires\n",
@@ -1163,7 +1169,7 @@ static void core_stats_count_everything(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.cancelled, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.rejected, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
-	for (i = 0; i < HWTIMER_LAT_BUCKETS; i++)
+	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
 		sum += st.lateness[i];
 	KUNIT_EXPECT_EQ(test, sum, 3ULL);
 	/* Lateness bound only catches garbage; see core_never_early_*. */

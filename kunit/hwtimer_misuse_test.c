@@ -911,7 +911,7 @@ static void misuse_periodic_longer_than_period_skips_ahead(struct kunit *test)
 
 	it->mode = MODE_SLEEP_FIRST;
 	it->arg = 110;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, d, period, HWTIMER_ABS),
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, d, period, HWTIMER_ARM_ABS),
 			0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 2, WAIT_MS));
 	hwtimer_cancel_sync(&it->tmo);
@@ -968,7 +968,7 @@ static void misuse_one_worker_orders_same_tick_cascade(struct kunit *test)
 	for (i = NORDER - 1; i >= 0; i--)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo,
 						  base + 100 + i * 100, 0,
-						  HWTIMER_ABS), 0);
+						  HWTIMER_ARM_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, NORDER, WAIT_MS));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->norder), NORDER);
 	KUNIT_EXPECT_TRUE(test, order_is_sorted(test, ctx, NORDER));
@@ -1028,12 +1028,12 @@ static void misuse_one_worker_orders_after_delayed_tick(struct kunit *test)
 
 	for (i = NORDER - 1; i >= NORDER / 2; i--)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, base + i * MS, 0,
-						  HWTIMER_ABS), 0);
+						  HWTIMER_ARM_ABS), 0);
 	if (ktime_get_ns() + 50 * MS < base)
 		msleep((base - ktime_get_ns()) / MS - 50);
 	for (i = NORDER / 2 - 1; i >= 0; i--)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, base + i * MS, 0,
-						  HWTIMER_ABS), 0);
+						  HWTIMER_ARM_ABS), 0);
 	late = ktime_get_ns() > base;
 	start_hogs(ctx, base + (NORDER + 3) * MS);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, NORDER, WAIT_MS));

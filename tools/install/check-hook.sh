@@ -62,6 +62,7 @@ install_layout() {
 		"usr/src/hwtimer-$install_ver/$rel/Module.symvers"
 		"usr/src/hwtimer-$install_ver/include/hwtimer.h"
 		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel.h"
+		"usr/src/hwtimer-$install_ver/include/include/uapi/linux/hwtimer.h"
 		usr/bin/hwtimerctl
 		usr/include/linux/hwtimer.h
 		usr/include/hwtimer/hwtimer.h

@@ -10,7 +10,7 @@
 #
 # The module goes to lib/modules/KRELEASE/updates/ under INSTALL_MOD_PATH,
 # which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
-# hwtimer_wheel.h, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
+# hwtimer_wheel.h and the uapi header where hwtimer.h finds it, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
 # everything else under PREFIX, libhwtimer (tools/lib/hwtimer: shared
 # library with its soname links, static library, <hwtimer/hwtimer.h>,
 # hwtimer.pc, section-3 pages) by its own Makefile. Kernel paths do not follow PREFIX: kmod
@@ -54,6 +54,7 @@ INSTALLED = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	$(UDEVRULESDIR)/$(notdir $(UDEV_RULES)) $(MODULESLOADDIR)/hwtimer.conf \
 	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel.h \
+	$(KSRCDIR)/include/include/uapi/linux/hwtimer.h \
 	$(KSRCDIR)/$(KRELEASE)/Module.symvers
 
 # libhwtimer's Makefile, with the directories install uses: hwtimer.pc
@@ -96,6 +97,8 @@ install: modules hwtimerctl libhwtimer krelease-check
 	install -D -m 0644 hwtimer.h $(DESTDIR)$(KSRCDIR)/include/hwtimer.h
 	install -D -m 0644 hwtimer_wheel.h \
 		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel.h
+	install -D -m 0644 include/uapi/linux/hwtimer.h \
+		$(DESTDIR)$(KSRCDIR)/include/include/uapi/linux/hwtimer.h
 	tools/install/install-symvers.sh Module.symvers \
 		$(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
 	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) install
@@ -105,7 +108,10 @@ uninstall: krelease-check
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) uninstall
-	@rmdir $(DESTDIR)$(KSRCDIR)/$(KRELEASE) $(DESTDIR)$(KSRCDIR)/include \
+	@rmdir $(DESTDIR)$(KSRCDIR)/$(KRELEASE) \
+		$(DESTDIR)$(KSRCDIR)/include/include/uapi/linux \
+		$(DESTDIR)$(KSRCDIR)/include/include/uapi \
+		$(DESTDIR)$(KSRCDIR)/include/include $(DESTDIR)$(KSRCDIR)/include \
 		$(DESTDIR)$(KSRCDIR) 2>/dev/null || true
 	@$(hwtimer_depmod)
 

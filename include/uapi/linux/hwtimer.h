@@ -25,7 +25,17 @@
 #define _UAPI_LINUX_HWTIMER_H
 
 #include <linux/ioctl.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
+
+/* From <linux/stddef.h> since Linux 5.16; older userspace headers lack it. */
+#ifndef __struct_group
+#define __struct_group(TAG, NAME, ATTRS, MEMBERS...) \
+	union { \
+		struct { MEMBERS } ATTRS; \
+		struct TAG { MEMBERS } ATTRS NAME; \
+	}
+#endif
 
 /*
  * Release of the module and its tools. This is the one place the version
@@ -238,14 +248,18 @@ struct hwtimer_eventfd_req {
  * @ctx_cancelled: out: cancels that stopped a timeout, ever
  * @ctx_read: out: event records read, ever
  * @tick_ns: out: the wheel's tick
- * @pending: out: timeouts pending on the wheel, all users
- * @armed: out: the wheel's arms, ever
- * @fired: out: the wheel's callbacks run, ever
- * @cancelled: out: the wheel's cancels before firing, ever
- * @rejected: out: arms the wheel refused, ever
- * @hrtimer_fires: out: times the wheel's hrtimer fired
- * @max_lateness_ns: out: largest lateness seen on the wheel
- * @lateness: out: log2 histogram, see %HWTIMER_STATS_LAT_BUCKETS
+ * @wheel: out: the wheel's counters, all users; also a
+ *	&struct hwtimer_stats, the layout the kernel API fills
+ * @wheel.pending: timeouts pending now
+ * @wheel.armed: successful arms and modifies of idle timeouts, ever
+ * @wheel.fired: callbacks run, ever
+ * @wheel.cancelled: pending timeouts cancelled before their callback
+ *	ran, ever
+ * @wheel.rejected: arms refused for the wheel's limit or its stop, ever
+ * @wheel.hrtimer_fires: times the wheel's hrtimer fired
+ * @wheel.max_lateness_ns: largest lateness seen (fire time minus deadline)
+ * @wheel.lateness: log2 histogram of lateness, see
+ *	%HWTIMER_STATS_LAT_BUCKETS
  */
 struct hwtimer_stats_req {
 	__u32 clock;
@@ -260,14 +274,16 @@ struct hwtimer_stats_req {
 	__u64 ctx_cancelled;
 	__u64 ctx_read;
 	__u64 tick_ns;
-	__u64 pending;
-	__u64 armed;
-	__u64 fired;
-	__u64 cancelled;
-	__u64 rejected;
-	__u64 hrtimer_fires;
-	__u64 max_lateness_ns;
-	__u64 lateness[HWTIMER_STATS_LAT_BUCKETS];
+	__struct_group(hwtimer_stats, wheel, /* no attrs */,
+		__u64 pending;
+		__u64 armed;
+		__u64 fired;
+		__u64 cancelled;
+		__u64 rejected;
+		__u64 hrtimer_fires;
+		__u64 max_lateness_ns;
+		__u64 lateness[HWTIMER_STATS_LAT_BUCKETS];
+	);
 };
 
 /*

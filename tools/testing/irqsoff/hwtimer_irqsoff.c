@@ -91,7 +91,7 @@ static int arm_range(struct hwtimer_wheel *w, struct hwtimer_timeout *ts,
 		if (spread_ns)
 			d += (u64)get_random_u32() * 100000 % spread_ns;
 		hwtimer_timeout_init(&ts[i], count_fn, 0);
-		ret = hwtimer_arm(w, &ts[i], d, 0, HWTIMER_ABS);
+		ret = hwtimer_arm(w, &ts[i], d, 0, HWTIMER_ARM_ABS);
 		if (ret)
 			return ret;
 		if (!(i % 1024))
