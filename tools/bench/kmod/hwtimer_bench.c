@@ -333,12 +333,12 @@ static void hw_init_nopin(void *p, bool count)
 
 static void hw_arm_abs(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(wheel_abs, p, pair_base + ns, 0, HWTIMER_ABS);
+	hwtimer_arm(wheel_abs, p, pair_base + ns, 0, HWTIMER_ARM_ABS);
 }
 
 static void hw_arm_abs_nopin(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(wheel_nopin, p, pair_base + ns, 0, HWTIMER_ABS);
+	hwtimer_arm(wheel_nopin, p, pair_base + ns, 0, HWTIMER_ARM_ABS);
 }
 
 static void hw_arm(void *p, u64 ns, unsigned long jif)
@@ -348,12 +348,12 @@ static void hw_arm(void *p, u64 ns, unsigned long jif)
 
 static void hw_arm_at(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(bench_wheel, p, ns, 0, HWTIMER_ABS);
+	hwtimer_arm(bench_wheel, p, ns, 0, HWTIMER_ARM_ABS);
 }
 
 static void hw1_arm_at(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(bench_wheel1, p, ns, 0, HWTIMER_ABS);
+	hwtimer_arm(bench_wheel1, p, ns, 0, HWTIMER_ARM_ABS);
 }
 
 static void hwp_arm(void *p, u64 ns, unsigned long jif)
@@ -363,7 +363,7 @@ static void hwp_arm(void *p, u64 ns, unsigned long jif)
 
 static void hwp_arm_at(void *p, u64 ns, unsigned long jif)
 {
-	hwtimer_arm(bench_wheelp, p, ns, 0, HWTIMER_ABS);
+	hwtimer_arm(bench_wheelp, p, ns, 0, HWTIMER_ARM_ABS);
 }
 
 static void hw_modify(void *p, u64 ns, unsigned long jif)

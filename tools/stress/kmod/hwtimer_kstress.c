@@ -281,7 +281,7 @@ static void start_life(struct kthr *k, struct kitem *it)
 	it->mod_deadline = 0;
 	it->prev_mod = 0;
 	it->armed_at = now;
-	ret = hwtimer_arm(it->w, &it->t, it->deadline, it->period, HWTIMER_ABS);
+	ret = hwtimer_arm(it->w, &it->t, it->deadline, it->period, HWTIMER_ARM_ABS);
 	atomic64_inc(&n_ops);
 	if (ret) {
 		atomic64_inc(&n_unexpected);
@@ -309,7 +309,7 @@ static void modify(struct kthr *k, struct kitem *it)
 			it->tight_mods++;
 		it->deadline = nd;
 	}
-	ret = hwtimer_modify(&it->t, nd, HWTIMER_ABS);
+	ret = hwtimer_modify(&it->t, nd, HWTIMER_ARM_ABS);
 	atomic64_inc(&n_ops);
 	if (ret) {
 		atomic64_inc(&n_unexpected);
@@ -411,7 +411,7 @@ static struct hwtimer_wheel *make_wheel(void)
 	struct hwtimer_wheel_params p = {
 		.name = "kstress",
 		.tick_ns = 250000,
-		.clock = HWTIMER_CLOCK_BOOTTIME,
+		.clock = CLOCK_BOOTTIME,
 		.workers = 3,
 	};
 
