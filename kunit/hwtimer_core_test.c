@@ -1465,7 +1465,7 @@ static void core_percpu_race_moves_and_cancels(struct kunit *test)
 }
 
 /* Rounds of the lockstep race. */
-#define LOCKSTEP_ROUNDS	2000
+#define LOCKSTEP_ROUNDS	20000
 
 /* Wait until every thread reached barrier @n (counted from 0). */
 static void xcpu_barrier(struct xcpu_thread *x, int n)
