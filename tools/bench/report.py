@@ -221,8 +221,8 @@ def first_late_gap(R):
     return None if d is None else d / 1e3
 
 
-def target_specs(M):
-    """(target, fn(run) -> value, "<=" or ">=", limit, unit) for each target."""
+def kernel_targets(M):
+    """arm+cancel and modify at the largest population hwtimer measured."""
     ac = lambda p, n: lambda R: R.get("armcancel", "ns_per_pair", p, n)
     mo = lambda p, n: lambda R: R.get("modify", "ns_per_op", p, n)
     n = top_pending(M, "armcancel", "hwtimer") or PENDING[-1]
@@ -237,6 +237,12 @@ def target_specs(M):
           lambda R: ratio(mo("hwtimer", nm)(R), mo("timer_list", nm)(R)), "<=", 1.0, "x"),
          (f"modify growth 1k → {kfmt(nm)} pending ≤ 1.3×",
           lambda R: ratio(mo("hwtimer", nm)(R), mo("hwtimer", 1000)(R)), "<=", 1.3, "x")]
+    return t
+
+
+def contended_targets(M):
+    """Scaling and aggregate cost of the per-CPU wheel, per vCPU count."""
+    t = []
     for smp in smps(M):
         if smp < 2:
             continue
@@ -253,35 +259,61 @@ def target_specs(M):
                           cget(R, smp, metric, PERCPU, smp),
                           cget(R, smp, metric, "timer_list", smp)),
                       "<=", 1.0, "x"))
+    return t
+
+
+def expiry_targets(M):
+    """Cost per expiry and lateness of the first callback."""
     ex = lambda p, m="ns_per_expiry": lambda R: R.get("expiry", m, p)
     ne = M.param_of("expiry", "ns_per_expiry", "hwtimer") or 0
-    t += [(f"expiry cost per timeout ({kfmt(ne)} in one tick) ≤ 1.0× timer_list",
-           lambda R: ratio(ex("hwtimer")(R), ex("timer_list")(R)), "<=", 1.0, "x"),
-          ("expiry: first callback no later than timer_list's "
-           "(shown: hwtimer's lateness − timer_list's, µs)",
-           lambda R: first_late_gap(R), "<=", 0.0, "µs")]
+    t = [(f"expiry cost per timeout ({kfmt(ne)} in one tick) ≤ 1.0× timer_list",
+          lambda R: ratio(ex("hwtimer")(R), ex("timer_list")(R)), "<=", 1.0, "x"),
+         ("expiry: first callback no later than timer_list's "
+          "(shown: hwtimer's lateness − timer_list's, µs)",
+          lambda R: first_late_gap(R), "<=", 0.0, "µs")]
+    return t
+
+
+def user_targets():
+    """Userspace cost per timeout, the empty wheel, kernel memory."""
     uc = lambda p: lambda R: R.get("ucost", "ns_per_timeout", p)
-    t += [("userspace BATCH-1024 per timeout ≤ 0.5× io_uring's batched timeouts",
-           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("io_uring-batch1024")(R)),
-           "<=", 0.5, "x"),
-          ("userspace BATCH-1024 per timeout ≤ 0.25× timerfd arm+disarm",
-           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
-           "<=", 0.25, "x"),
-          ("userspace BATCH-1024 per timeout ≤ 0.1× timerfd arm+disarm",
-           lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
-           "<=", 0.1, "x"),
-          ("libhwtimer submission queue of 1024 within 10% of BATCH by hand",
-           lambda R: ratio(uc("libhwtimer-lib_sq1024")(R),
-                           uc("libhwtimer-raw_batch1024")(R)),
-           "<=", 1.1, "x"),
-          ("arm+cancel on an empty wheel ≤ 1.0× timer_list",
-           lambda R: ratio(R.get("empty", "ns_per_pair", "hwtimer", 0),
-                           R.get("empty", "ns_per_pair", "timer_list", 0)),
-           "<=", 1.0, "x"),
-          ("kernel memory per pending userspace timeout ≤ 128 B",
-           lambda R: umem(R, "hwtimer"), "<=", 128, "B"),
-          ("kernel memory per pending timeout ≤ 0.25× timerfd",
-           lambda R: ratio(umem(R, "hwtimer"), umem(R, "timerfd")), "<=", 0.25, "x")]
+    t = [("userspace BATCH-1024 per timeout ≤ 0.5× io_uring's batched timeouts",
+          lambda R: ratio(uc("hwtimer-batch1024")(R), uc("io_uring-batch1024")(R)),
+          "<=", 0.5, "x"),
+         ("userspace BATCH-1024 per timeout ≤ 0.25× timerfd arm+disarm",
+          lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
+          "<=", 0.25, "x"),
+         ("userspace BATCH-1024 per timeout ≤ 0.1× timerfd arm+disarm",
+          lambda R: ratio(uc("hwtimer-batch1024")(R), uc("timerfd-settime")(R)),
+          "<=", 0.1, "x"),
+         ("libhwtimer submission queue of 1024 within 10% of BATCH by hand",
+          lambda R: ratio(uc("libhwtimer-lib_sq1024")(R),
+                          uc("libhwtimer-raw_batch1024")(R)),
+          "<=", 1.1, "x"),
+         ("arm+cancel on an empty wheel ≤ 1.0× timer_list",
+          lambda R: ratio(R.get("empty", "ns_per_pair", "hwtimer", 0),
+                          R.get("empty", "ns_per_pair", "timer_list", 0)),
+          "<=", 1.0, "x"),
+         ("kernel memory per pending userspace timeout ≤ 128 B",
+          lambda R: umem(R, "hwtimer"), "<=", 128, "B"),
+         ("kernel memory per pending timeout ≤ 0.25× timerfd",
+          lambda R: ratio(umem(R, "hwtimer"), umem(R, "timerfd")), "<=", 0.25, "x")]
+    return t
+
+
+def early_fires(R):
+    """hwtimer's early expiries, seen by the process and by the kernel."""
+    he = R.get("lateness", "early_all_rounds", "hwtimer")
+    if he is None:
+        he = R.get("lateness", "early", "hwtimer")
+    if he is None:
+        return None
+    return he + (R.get("lateness", "kernel_early", "hwtimer") or 0)
+
+
+def lateness_targets(M):
+    """Lateness against timerfd within a tick, no early fire, idle cost."""
+    t = []
     tk = tick_us(M)
     la = lambda m, p: lambda R: R.get("lateness", m, p)
     if tk is not None:
@@ -293,20 +325,18 @@ def target_specs(M):
                f"timerfd, limit {fmt(tk / 2)} µs)",
                lambda R: diff(la("p50", "hwtimer")(R), la("p50", "timerfd")(R)),
                "<=", tk / 2, "µs")]
-
-    def early(R):
-        he = R.get("lateness", "early_all_rounds", "hwtimer")
-        if he is None:
-            he = R.get("lateness", "early", "hwtimer")
-        if he is None:
-            return None
-        return he + (R.get("lateness", "kernel_early", "hwtimer") or 0)
     t += [("early fires: 0 (seen by the process or by the kernel's fire time)",
-           early, "<=", 0, ""),
+           early_fires, "<=", 0, ""),
           ("idle: 0 hrtimer fires/s with nothing pending",
            lambda R: R.get("idle", "hrtimer_fires_per_s", "nothing-pending"),
            "<=", 0, "/s")]
     return t
+
+
+def target_specs(M):
+    """(target, fn(run) -> value, "<=" or ">=", limit, unit) for each target."""
+    return (kernel_targets(M) + contended_targets(M) + expiry_targets(M) +
+            user_targets() + lateness_targets(M))
 
 
 def targets(runs, M):
@@ -417,8 +447,23 @@ def table(head, rows):
     return "\n".join(out) + "\n"
 
 
-def write_md(R, runs, info, path):
-    md = ["# hwtimer benchmark results\n"]
+def counted_intro(md, title, n, text):
+    """A section heading, then a paragraph opening with the count @n."""
+    md.append(f"\n## {title}\n")
+    md.append(f"{kfmt(n or 0)} {text}")
+
+
+def peer_table(R, head, section, metric, peers, cols):
+    """A row per peer: its name, its @metric, then col(peer, that figure)."""
+    rows = []
+    for p in peers:
+        v = R.get(section, metric, p)
+        rows.append([p, fmt(v)] + [col(p, v) for col in cols])
+    return table(head, rows)
+
+
+def intro_section(md, R, runs, info):
+    """How, where and how often the figures were measured."""
     md.append(f"Measured in qemu VMs (`-accel tcg`, software emulation, "
               f"{info.get('cpus', '?')} vCPUs, contended rows with "
               f"{', '.join(map(str, smps(R))) or '–'}; {info.get('cpu', '?')}) on "
@@ -441,11 +486,17 @@ def write_md(R, runs, info, path):
               "(a target is judged on that median); a ratio without one is "
               "the ratio of the medians.\n")
 
+
+def targets_section(md, R, runs):
+    """The targets, each marked met or missed."""
     md.append("## Targets\n")
     md.append(table(["target", "measured", "result"],
                     [[t, m, "–" if ok is None else ("met" if ok else "**missed**")]
                      for t, m, ok in targets(runs, R)]))
 
+
+def pending_sections(md, R, runs):
+    """arm+cancel and modify against each background population."""
     md.append("\n## In-kernel arm+cancel, ns per pair\n")
     md.append("Arm one timeout (random deadline 1 s – 1 h) and cancel it at "
               "once, with N other timeouts of the same kind pending; 10k "
@@ -463,6 +514,9 @@ def write_md(R, runs, info, path):
               "peers taking turns, each keeping its fastest pass.\n")
     pending_table(md, R, runs, "modify", "ns_per_op", MPEERS)
 
+
+def empty_section(md, R, runs):
+    """arm+cancel before any background timeout is armed."""
     md.append("\n## In-kernel arm+cancel on an empty wheel, ns per pair\n")
     md.append("The same pairs before any background timeout is armed "
               "(timer_list's and hrtimer's per-CPU bases still hold the "
@@ -476,25 +530,29 @@ def write_md(R, runs, info, path):
                 Q.get("empty", "ns_per_pair", p, 0))))])
     md.append(table(["peer", "ns per pair", "hwtimer / peer"], rows))
 
-    contended_tables(md, R, runs)
 
-    md.append("\n## In-kernel expiry\n")
-    n = R.param_of("expiry", "ns_per_expiry", "hwtimer")
-    md.append(f"{kfmt(n or 0)} timeouts armed for one deadline; time from "
-              "the first callback to the last, per expiry, and how late the "
-              "first and last callbacks ran.\n")
+def expiry_section(md, R):
+    """Cost per expiry of many timeouts due at once, and lateness."""
+    counted_intro(md, "In-kernel expiry",
+                  R.param_of("expiry", "ns_per_expiry", "hwtimer"),
+                  "timeouts armed for one deadline; time from the first "
+                  "callback to the last, per expiry, and how late the first "
+                  "and last callbacks ran.\n")
     hwe = R.get("expiry", "ns_per_expiry", "hwtimer")
-    md.append(table(["peer", "ns per expiry", "first callback late (µs)",
-                     "last callback late (µs)", "hwtimer / peer"],
-                    [[p, fmt(R.get("expiry", "ns_per_expiry", p)),
-                      fmt((R.get("expiry", "first_late", p) or 0) / 1e3),
-                      fmt((R.get("expiry", "last_late", p) or 0) / 1e3),
-                      fmt_ratio(ratio(hwe, R.get("expiry", "ns_per_expiry", p)))]
-                     for p in PEERS + ["hwtimer-1worker"]
-                     if R.get("expiry", "ns_per_expiry", p) is not None]))
+    late = lambda m: lambda p, v: fmt((R.get("expiry", m, p) or 0) / 1e3)
+    md.append(peer_table(R, ["peer", "ns per expiry", "first callback late (µs)",
+                             "last callback late (µs)", "hwtimer / peer"],
+                         "expiry", "ns_per_expiry",
+                         [p for p in PEERS + ["hwtimer-1worker"]
+                          if R.get("expiry", "ns_per_expiry", p) is not None],
+                         [late("first_late"), late("last_late"),
+                          lambda p, v: fmt_ratio(ratio(hwe, v))]))
     md.append("\nhwtimer-1worker is the same run on a wheel with one worker "
               "instead of the default pool of two.\n")
 
+
+def sizeof_section(md, R):
+    """Bytes per in-kernel timeout: its size and slab growth."""
     md.append("\n## Bytes per in-kernel timeout\n")
     md.append("Every peer is embedded in the caller's object: its size is the "
               "cost; slab growth from 0 to 100k pending is ~0 (the residue "
@@ -504,6 +562,9 @@ def write_md(R, runs, info, path):
                       fmt(R.get("memory", "slab_per_timeout", p))]
                      for p in PEERS]))
 
+
+def variants_section(md, R):
+    """hwtimer's arm+cancel with an absolute deadline, then also unpinned."""
     variants = ["hwtimer", "hwtimer-abs", "hwtimer-abs-nopin", "timer_list"]
     if R.get("armcancel", "ns_per_pair", "hwtimer-abs") is not None:
         md.append("\n## hwtimer arm+cancel variants, ns per pair\n")
@@ -520,6 +581,9 @@ def write_md(R, runs, info, path):
         md.append(table(["pending"] + variants +
                         [p + " / timer_list" for p in variants[:-1]], rows))
 
+
+def parts_section(md, R):
+    """The primitives an arm+cancel is made of, timed alone."""
     parts = ["ktime_get", "jiffies", "module_get_put", "div64",
              "raw_lock_irqsave", "spin_lock", "slab_alloc_free",
              "xa_alloc_load_erase"]
@@ -534,24 +598,28 @@ def write_md(R, runs, info, path):
                   "an id allocated, looked up and erased in an xarray, 4096 "
                   "at a time, which /dev/hwtimer paid before its O(1) id "
                   "table replaced the xarray.\n")
-        md.append(table(["primitive", "ns per op"],
-                        [[p, fmt(R.get("parts", "ns_per_op", p))]
-                         for p in parts]))
+        md.append(peer_table(R, ["primitive", "ns per op"], "parts",
+                             "ns_per_op", parts, []))
 
-    md.append("\n## Userspace cost per timeout armed and cancelled\n")
-    n = R.param_of("ucost", "ns_per_timeout", "hwtimer-ioctl")
-    md.append(f"{kfmt(n or 0)} timeouts (random deadlines 1 s – 1 h) armed, "
-              "then all cancelled; ns per timeout. The methods take turns "
-              "over 7 rounds and each keeps its fastest.\n")
+
+def ucost_section(md, R):
+    """Userspace cost per timeout, per method."""
+    counted_intro(md, "Userspace cost per timeout armed and cancelled",
+                  R.param_of("ucost", "ns_per_timeout", "hwtimer-ioctl"),
+                  "timeouts (random deadlines 1 s – 1 h) armed, then all "
+                  "cancelled; ns per timeout. The methods take turns over 7 "
+                  "rounds and each keeps its fastest.\n")
     t = R.get("ucost", "ns_per_timeout", "timerfd-settime")
-    md.append(table(["method", "ns per timeout", "vs timerfd arm+disarm",
-                     "of which arm", "of which cancel"],
-                    [[p, fmt(R.get("ucost", "ns_per_timeout", p)),
-                      fmt_ratio(ratio(R.get("ucost", "ns_per_timeout", p), t)),
-                      fmt(R.get("ucost", "arm_ns", p)),
-                      fmt(R.get("ucost", "cancel_ns", p))]
-                     for p in UPEERS]))
+    part = lambda m: lambda p, v: fmt(R.get("ucost", m, p))
+    md.append(peer_table(R, ["method", "ns per timeout", "vs timerfd arm+disarm",
+                             "of which arm", "of which cancel"],
+                         "ucost", "ns_per_timeout", UPEERS,
+                         [lambda p, v: fmt_ratio(ratio(v, t)),
+                          part("arm_ns"), part("cancel_ns")]))
 
+
+def lib_section(md, R):
+    """libhwtimer's submission queue against BATCH by hand."""
     if any(R.get("ucost", "ns_per_timeout", p) is not None for p in LPEERS):
         md.append("\nlibhwtimer (hwtimer_lib_bench: 262,144 timeouts armed "
                   "and cancelled 1024 at a time, so at most 1024 pending; "
@@ -559,12 +627,13 @@ def write_md(R, runs, info, path):
                   "against a BATCH array of 1024 filled by hand, and single "
                   "calls.\n")
         raw = R.get("ucost", "ns_per_timeout", "libhwtimer-raw_batch1024")
-        md.append(table(["method", "ns per timeout", "vs BATCH by hand"],
-                        [[p, fmt(R.get("ucost", "ns_per_timeout", p)),
-                          fmt_ratio(ratio(R.get("ucost", "ns_per_timeout",
-                                                p), raw))]
-                         for p in LPEERS]))
+        md.append(peer_table(R, ["method", "ns per timeout", "vs BATCH by hand"],
+                             "ucost", "ns_per_timeout", LPEERS,
+                             [lambda p, v: fmt_ratio(ratio(v, raw))]))
 
+
+def umemory_section(md, R):
+    """Kernel memory per pending userspace timeout."""
     md.append("\n## Kernel memory per pending userspace timeout\n")
     md.append("/proc/meminfo deltas with the timeouts pending (1 h away). "
               "Slab + vmalloc (VmallocUsed) is what the target counts: a "
@@ -586,12 +655,15 @@ def write_md(R, runs, info, path):
                       fmt(R.get("umemory", "memfree_per_timeout", p))]
                      for p in ["hwtimer", "timerfd"]]))
 
-    md.append("\n## Lateness seen by the process\n")
-    n = R.param_of("lateness", "p50", "hwtimer")
-    md.append(f"{kfmt(n or 0)} timeouts with deadlines spread at random over "
-              "1 s; lateness is when the process saw the expiry (read() "
-              "of the record; epoll + read() of the timerfd) minus the "
-              "deadline.\n")
+
+def lateness_section(md, R):
+    """Lateness seen by the process, hwtimer against timerfd."""
+    counted_intro(md, "Lateness seen by the process",
+                  R.param_of("lateness", "p50", "hwtimer"),
+                  "timeouts with deadlines spread at random over 1 s; "
+                  "lateness is when the process saw the expiry (read() of "
+                  "the record; epoll + read() of the timerfd) minus the "
+                  "deadline.\n")
     md.append("Three rounds each, taking turns; the round with the median "
               "p99 is shown. Early counts every round.\n")
     md.append(table(["peer", "p50 (µs)", "p99 (µs)", "max (µs)", "early"],
@@ -600,10 +672,31 @@ def write_md(R, runs, info, path):
                      [fmt(R.get("lateness", "early_all_rounds", p), 0)]
                      for p in ["hwtimer", "timerfd"]]))
 
+
+def idle_section(md, R):
+    """hrtimer fires per second of an idle default wheel."""
     md.append("\n## Idle cost\n")
     md.append(table(["default wheel", "hrtimer fires per second"],
                     [[w, fmt(R.get("idle", "hrtimer_fires_per_s", w), 2)]
                      for w in ["nothing-pending", "one-1h-away"]]))
+
+
+def write_md(R, runs, info, path):
+    md = ["# hwtimer benchmark results\n"]
+    intro_section(md, R, runs, info)
+    targets_section(md, R, runs)
+    pending_sections(md, R, runs)
+    empty_section(md, R, runs)
+    contended_tables(md, R, runs)
+    expiry_section(md, R)
+    sizeof_section(md, R)
+    variants_section(md, R)
+    parts_section(md, R)
+    ucost_section(md, R)
+    lib_section(md, R)
+    umemory_section(md, R)
+    lateness_section(md, R)
+    idle_section(md, R)
     with open(path, "w") as f:
         f.write("\n".join(md))
 

@@ -289,6 +289,28 @@ static void option_error(int c, char **argv, const struct option *opts)
 }
 
 /*
+ * Take @c, one of the options accepted before and after the command:
+ * --json, --device, or --help (the usage of the current command, or of
+ * hwtimerctl before one is chosen, then exit 0).
+ */
+static void take_common_option(int c)
+{
+	switch (c) {
+	case OPT_JSON:
+		json = true;
+		break;
+	case OPT_DEVICE:
+		if (!*optarg)
+			usage_error("--device: empty path");
+		dev_path = optarg;
+		break;
+	case 'h':
+		print_usage(stdout, cur);
+		exit(0);
+	}
+}
+
+/*
  * The next option of the current command's own, getopt_long style; the
  * common ones (--json, --device, --help) are handled here, errors exit 2.
  */
@@ -300,16 +322,10 @@ static int next_option(int argc, char **argv, const struct option *opts)
 		c = getopt_long(argc, argv, ":h", opts, NULL);
 		switch (c) {
 		case OPT_JSON:
-			json = true;
-			break;
 		case OPT_DEVICE:
-			if (!*optarg)
-				usage_error("--device: empty path");
-			dev_path = optarg;
-			break;
 		case 'h':
-			print_usage(stdout, cur);
-			exit(0);
+			take_common_option(c);
+			break;
 		case '?':
 		case ':':
 			option_error(c, argv, opts);
@@ -1505,19 +1521,13 @@ static int parse_global(int argc, char **argv)
 			break;
 		switch (c) {
 		case OPT_JSON:
-			json = true;
-			break;
 		case OPT_DEVICE:
-			if (!*optarg)
-				usage_error("--device: empty path");
-			dev_path = optarg;
+		case 'h':
+			take_common_option(c);
 			break;
 		case 'V':
 			version = true;
 			break;
-		case 'h':
-			print_usage(stdout, NULL);
-			exit(0);
 		default:
 			option_error(c, argv, opts);
 		}

@@ -1173,52 +1173,48 @@ static void bench_parts(void)
 	WRITE_ONCE(parts_sink, acc);
 }
 
-static int __init hwtimer_bench_init(void)
-{
-	struct hwtimer_wheel_params wp = { .name = "bench" };
-	struct hwtimer_wheel_params wpp = { .name = "bench-percpu",
-					    .flags = HWTIMER_WHEEL_PERCPU };
-	struct hwtimer_wheel_params wp1 = { .name = "bench-1w", .workers = 1 };
-	struct hwtimer_wheel_params wpa = { .name = "bench-abs" };
-	struct hwtimer_wheel_params wpn = { .name = "bench-nopin" };
-	unsigned int i;
-	int ret = -ENOMEM;
+/* Each private wheel and how it is made, in the order they are created. */
+static const struct {
+	struct hwtimer_wheel **wheel;
+	struct hwtimer_wheel_params params;
+} bench_wheels[] = {
+	{ &bench_wheel, { .name = "bench" } },
+	{ &bench_wheelp, { .name = "bench-percpu",
+			   .flags = HWTIMER_WHEEL_PERCPU } },
+	{ &bench_wheel1, { .name = "bench-1w", .workers = 1 } },
+	{ &wheel_abs, { .name = "bench-abs" } },
+	{ &wheel_nopin, { .name = "bench-nopin" } },
+};
 
-	if (!pairs || !reps || !expiry_n || !expiry_reps)
-		return -EINVAL;
-	pair_ns = kvmalloc_array(pairs, sizeof(*pair_ns), GFP_KERNEL);
-	pair_jif = kvmalloc_array(pairs, sizeof(*pair_jif), GFP_KERNEL);
-	if (!pair_ns || !pair_jif)
-		goto err_free;
-	for (i = 0; i < pairs; i++) {
-		pair_ns[i] = rand_delay();
-		pair_jif[i] = nsecs_to_jiffies(pair_ns[i]);
+/* Destroy the first @n wheels of bench_wheels[], the last created first. */
+static void bench_wheels_destroy(unsigned int n)
+{
+	while (n--)
+		hwtimer_wheel_destroy(*bench_wheels[n].wheel);
+}
+
+/* Create every wheel of bench_wheels[]: 0, or -errno with none left. */
+static int bench_wheels_create(void)
+{
+	struct hwtimer_wheel *w;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_wheels); i++) {
+		w = hwtimer_wheel_create(&bench_wheels[i].params);
+		if (IS_ERR(w)) {
+			bench_wheels_destroy(i);
+			return PTR_ERR(w);
+		}
+		*bench_wheels[i].wheel = w;
 	}
-	bench_wheel = hwtimer_wheel_create(&wp);
-	if (IS_ERR(bench_wheel)) {
-		ret = PTR_ERR(bench_wheel);
-		goto err_free;
-	}
-	bench_wheelp = hwtimer_wheel_create(&wpp);
-	if (IS_ERR(bench_wheelp)) {
-		ret = PTR_ERR(bench_wheelp);
-		goto err_destroy_wheel;
-	}
-	bench_wheel1 = hwtimer_wheel_create(&wp1);
-	if (IS_ERR(bench_wheel1)) {
-		ret = PTR_ERR(bench_wheel1);
-		goto err_destroy_wheelp;
-	}
-	wheel_abs = hwtimer_wheel_create(&wpa);
-	if (IS_ERR(wheel_abs)) {
-		ret = PTR_ERR(wheel_abs);
-		goto err_destroy_wheel1;
-	}
-	wheel_nopin = hwtimer_wheel_create(&wpn);
-	if (IS_ERR(wheel_nopin)) {
-		ret = PTR_ERR(wheel_nopin);
-		goto err_destroy_wheel_abs;
-	}
+	return 0;
+}
+
+/* Every figure the module parameters ask for, as BENCH lines. */
+static void bench_run(void)
+{
+	unsigned int i;
+	int ret;
 
 	pr_info("start: pairs %u reps %u max_pending %lu expiry_n %u expiry_reps %u HZ %d cpus %u\n",
 		pairs, reps, max_pending, expiry_n, expiry_reps, HZ,
@@ -1240,25 +1236,31 @@ static int __init hwtimer_bench_init(void)
 	if (single)
 		bench_expiry_all();
 	pr_info("done\n");
+}
 
-	hwtimer_wheel_destroy(wheel_nopin);
-	hwtimer_wheel_destroy(wheel_abs);
-	hwtimer_wheel_destroy(bench_wheel1);
-	hwtimer_wheel_destroy(bench_wheelp);
-	hwtimer_wheel_destroy(bench_wheel);
-	kvfree(pair_jif);
-	kvfree(pair_ns);
-	return 0;
+static int __init hwtimer_bench_init(void)
+{
+	unsigned int i;
+	int ret = -ENOMEM;
 
-err_destroy_wheel_abs:
-	hwtimer_wheel_destroy(wheel_abs);
-err_destroy_wheel1:
-	hwtimer_wheel_destroy(bench_wheel1);
-err_destroy_wheelp:
-	hwtimer_wheel_destroy(bench_wheelp);
-err_destroy_wheel:
-	hwtimer_wheel_destroy(bench_wheel);
-err_free:
+	if (!pairs || !reps || !expiry_n || !expiry_reps)
+		return -EINVAL;
+	pair_ns = kvmalloc_array(pairs, sizeof(*pair_ns), GFP_KERNEL);
+	pair_jif = kvmalloc_array(pairs, sizeof(*pair_jif), GFP_KERNEL);
+	if (!pair_ns || !pair_jif)
+		goto out_free;
+	for (i = 0; i < pairs; i++) {
+		pair_ns[i] = rand_delay();
+		pair_jif[i] = nsecs_to_jiffies(pair_ns[i]);
+	}
+	ret = bench_wheels_create();
+	if (ret)
+		goto out_free;
+
+	bench_run();
+
+	bench_wheels_destroy(ARRAY_SIZE(bench_wheels));
+out_free:
 	kvfree(pair_jif);
 	kvfree(pair_ns);
 	return ret;

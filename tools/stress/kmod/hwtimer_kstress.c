@@ -418,22 +418,26 @@ static struct hwtimer_wheel *make_wheel(void)
 	return hwtimer_wheel_create(&p);
 }
 
-static int run_stress(void)
+/**
+ * struct irq_ledger - the irq items' counts, summed over the threads
+ * @arms: successful arms from irq
+ * @cancels: cancels from irq or at the end that said HWTIMER_CANCELLED
+ * @fired: callbacks of the irq items
+ * @errors: arms from irq that failed
+ */
+struct irq_ledger {
+	u64 arms;
+	u64 cancels;
+	u64 fired;
+	u64 errors;
+};
+
+/* Start @threads kthreads on thr[]: 0, or -ENOMEM if any failed to start. */
+static int start_threads(void)
 {
-	u64 irq_arms = 0, irq_cancels = 0, irq_fired = 0, irq_err = 0;
 	unsigned int i, j;
 	int ret = 0;
 
-	threads = clamp(threads, 1U, 16U);
-	priv = make_wheel();
-	if (IS_ERR(priv))
-		return PTR_ERR(priv);
-	thr = vzalloc(array_size(threads, sizeof(*thr)));
-	if (!thr) {
-		hwtimer_wheel_destroy(priv);
-		return -ENOMEM;
-	}
-	stop_at = jiffies + secs * HZ;
 	for (i = 0; i < threads; i++) {
 		struct kthr *k = &thr[i];
 
@@ -454,53 +458,86 @@ static int run_stress(void)
 			ret = -ENOMEM;
 		}
 	}
+	return ret;
+}
+
+/*
+ * Count each item of finished @k that ran after its life was settled, and
+ * add @k's irq counts to @l.
+ */
+static void check_settled(struct kthr *k, struct irq_ledger *l)
+{
+	unsigned int j;
+
+	for (j = 0; j < ITEMS; j++) {
+		struct kitem *it = &k->items[j];
+
+		if (atomic_read(&it->fires) == it->settled_fires)
+			continue;
+		atomic64_inc(&n_after);
+		pr_err("hwtimer_kstress: after settle: %d runs, settled at %d, period %llu deadline %llu armed at %llu cancel said %d\n",
+		       atomic_read(&it->fires), it->settled_fires,
+		       it->period, it->deadline, it->armed_at,
+		       it->cancelled);
+	}
+	l->arms += k->irq_arms;
+	l->cancels += k->irq_cancels;
+	l->fired += atomic_read(&k->irq_item.fires);
+	l->errors += k->irq_errors;
+}
+
+/* The totals, for people and as the STRESS-FIGURES line. */
+static void report_totals(const struct irq_ledger *l)
+{
+	pr_info("hwtimer_kstress: %u s, %u threads: ops %lld arms %lld modified %lld (raced a firing %lld) fired %lld cancelled %lld irq-arms %llu irq-errors %llu\n",
+		secs, threads, atomic64_read(&n_ops), atomic64_read(&n_arms),
+		atomic64_read(&n_modified), atomic64_read(&n_mod_raced),
+		atomic64_read(&n_fired), atomic64_read(&n_cancelled), l->arms,
+		l->errors);
+	pr_info("STRESS-FIGURES kernel ops=%lld arms=%lld fired=%lld cancelled=%lld lost=%lld double=%lld after_cancel=%lld early=%lld wrong=%lld unexpected=%lld\n",
+		atomic64_read(&n_ops) + l->arms, atomic64_read(&n_arms) + l->arms,
+		atomic64_read(&n_fired), atomic64_read(&n_cancelled) + l->cancels,
+		atomic64_read(&n_lost), atomic64_read(&n_double),
+		atomic64_read(&n_after), atomic64_read(&n_early),
+		atomic64_read(&n_wrong), atomic64_read(&n_unexpected));
+}
+
+static int run_stress(void)
+{
+	struct irq_ledger l = {};
+	unsigned int i;
+	int ret;
+
+	threads = clamp(threads, 1U, 16U);
+	priv = make_wheel();
+	if (IS_ERR(priv))
+		return PTR_ERR(priv);
+	thr = vzalloc(array_size(threads, sizeof(*thr)));
+	if (!thr) {
+		hwtimer_wheel_destroy(priv);
+		return -ENOMEM;
+	}
+	stop_at = jiffies + secs * HZ;
+	ret = start_threads();
 	for (i = 0; i < threads; i++)
 		wait_for_completion(&thr[i].done);
 
 	/* Nothing may run once its life was settled. */
 	msleep(100);
-	for (i = 0; i < threads; i++) {
-		struct kthr *k = &thr[i];
-
-		for (j = 0; j < ITEMS; j++) {
-			struct kitem *it = &k->items[j];
-
-			if (atomic_read(&it->fires) == it->settled_fires)
-				continue;
-			atomic64_inc(&n_after);
-			pr_err("hwtimer_kstress: after settle: %d runs, settled at %d, period %llu deadline %llu armed at %llu cancel said %d\n",
-			       atomic_read(&it->fires), it->settled_fires,
-			       it->period, it->deadline, it->armed_at,
-			       it->cancelled);
-		}
-		irq_arms += k->irq_arms;
-		irq_cancels += k->irq_cancels;
-		irq_fired += atomic_read(&k->irq_item.fires);
-		irq_err += k->irq_errors;
-	}
-	if (irq_arms != irq_fired + irq_cancels) {
+	for (i = 0; i < threads; i++)
+		check_settled(&thr[i], &l);
+	if (l.arms != l.fired + l.cancels) {
 		pr_err("hwtimer_kstress: irq ledger: %llu arms, %llu fired, %llu cancelled\n",
-		       irq_arms, irq_fired, irq_cancels);
-		atomic64_inc(irq_arms > irq_fired + irq_cancels ?
-			     &n_lost : &n_double);
+		       l.arms, l.fired, l.cancels);
+		atomic64_inc(l.arms > l.fired + l.cancels ? &n_lost : &n_double);
 	}
 	if (wheel_stop_check())
 		atomic64_inc(&n_unexpected);
 	vfree(thr);
 	thr = NULL;
 
-	pr_info("hwtimer_kstress: %u s, %u threads: ops %lld arms %lld modified %lld (raced a firing %lld) fired %lld cancelled %lld irq-arms %llu irq-errors %llu\n",
-		secs, threads, atomic64_read(&n_ops), atomic64_read(&n_arms),
-		atomic64_read(&n_modified), atomic64_read(&n_mod_raced),
-		atomic64_read(&n_fired), atomic64_read(&n_cancelled), irq_arms,
-		irq_err);
-	pr_info("STRESS-FIGURES kernel ops=%lld arms=%lld fired=%lld cancelled=%lld lost=%lld double=%lld after_cancel=%lld early=%lld wrong=%lld unexpected=%lld\n",
-		atomic64_read(&n_ops) + irq_arms, atomic64_read(&n_arms) + irq_arms,
-		atomic64_read(&n_fired), atomic64_read(&n_cancelled) + irq_cancels,
-		atomic64_read(&n_lost), atomic64_read(&n_double),
-		atomic64_read(&n_after), atomic64_read(&n_early),
-		atomic64_read(&n_wrong), atomic64_read(&n_unexpected));
-	if (ret || irq_err || atomic64_read(&n_lost) ||
+	report_totals(&l);
+	if (ret || l.errors || atomic64_read(&n_lost) ||
 	    atomic64_read(&n_double) || atomic64_read(&n_after) ||
 	    atomic64_read(&n_early) || atomic64_read(&n_wrong) ||
 	    atomic64_read(&n_unexpected))
