@@ -284,9 +284,10 @@ static uint64_t wheel_pending(void)
 	return st.pending;
 }
 
-static int read_cap(void)
+/* A module parameter's value, -1 if unreadable. */
+static int read_param(const char *path)
 {
-	FILE *f = fopen(PARAM_CAP, "r");
+	FILE *f = fopen(path, "r");
 	int v = -1;
 
 	if (f) {
@@ -297,17 +298,19 @@ static int read_cap(void)
 	return v;
 }
 
-static int cap_saved = -1;
-
-static int write_cap(int v)
+static int write_param(const char *path, int v)
 {
-	FILE *f = fopen(PARAM_CAP, "w");
+	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return -1;
 	fprintf(f, "%d\n", v);
 	return fclose(f);
 }
+
+/* Module parameters a test changed, for the teardown to restore; -1: none. */
+static int cap_saved = -1;
+static int user_saved = -1;
 
 /* Fill a context to @cap with far timeouts; returns 0 or -errno. */
 static int fill_to(int fd, int cap)
@@ -814,30 +817,6 @@ static uint32_t written_back(const struct hwtimer_batch_op *ops)
 	return n;
 }
 
-static int read_param(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int write_param(const char *path, int v)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fprintf(f, "%d\n", v);
-	return fclose(f);
-}
-
-static int user_saved = -1;
 /* A uid nothing else in the VM runs as: its live count starts at 0. */
 #define LIMIT_UID	54321
 
@@ -942,7 +921,7 @@ FIXTURE_TEARDOWN(ctx)
 		if (self->fds[i] >= 0)
 			close_dev(self, self->fds[i]);
 	if (cap_saved >= 0) {
-		EXPECT_EQ(0, write_cap(cap_saved)) {
+		EXPECT_EQ(0, write_param(PARAM_CAP, cap_saved)) {
 			TH_LOG("restore %s: %s", PARAM_CAP, strerror(errno));
 		}
 	}
@@ -2473,14 +2452,14 @@ TEST_F(ctx, fork)
 TEST_F(ctx, enospc)
 {
 	uint64_t id;
-	int cap = read_cap(), want = cap, fd;
+	int cap = read_param(PARAM_CAP), want = cap, fd;
 
 	if (cap < 0)
 		SKIP(return, "%s not readable", PARAM_CAP);
 	if (geteuid() == 0) {
 		want = 32;
 		cap_saved = cap;
-		ASSERT_TRUE(write_cap(want) == 0) {
+		ASSERT_TRUE(write_param(PARAM_CAP, want) == 0) {
 			TH_LOG("lower the cap");
 		}
 	} else if (cap > 20000) {
@@ -2515,12 +2494,12 @@ TEST_F(ctx, enospc)
 TEST_F(ctx, enospc_unread)
 {
 	struct hwtimer_event ev;
-	int cap = read_cap(), fd;
+	int cap = read_param(PARAM_CAP), fd;
 
 	if (geteuid() != 0 || cap < 0)
 		SKIP(return, "needs root to lower the cap");
 	cap_saved = cap;
-	ASSERT_TRUE(write_cap(2) == 0) {
+	ASSERT_TRUE(write_param(PARAM_CAP, 2) == 0) {
 		TH_LOG("lower the cap");
 	}
 	fd = self->fd;
