@@ -681,16 +681,20 @@ static void queue_due(struct __test_metadata *_metadata, int fd,
 	}
 }
 
+#define EV		((ssize_t)sizeof(struct hwtimer_event))
+#define GUARD_MS	2000
+
 /*
- * Read with a guard: SIGALRM after @guard_ms interrupts a read() that
- * blocks; *blocked says whether it had to. A read that has records to
- * return does not block, so the guard only fires on a hang.
+ * readv() with a guard: SIGALRM after GUARD_MS interrupts a readv() that
+ * blocks, and a readv() that had to block fails the test. A read that has
+ * records to return does not block, so the guard only fires on a hang.
+ * Returns what readv() did, errno kept.
  */
-static ssize_t guarded_readv(int fd, const struct iovec *iov, int n,
-			     unsigned int guard_ms, bool *blocked)
+static ssize_t guarded_readv(struct __test_metadata *_metadata, int fd,
+			     const struct iovec *iov, int n)
 {
-	struct itimerval it = { .it_value = { guard_ms / 1000,
-					      (guard_ms % 1000) * 1000 } };
+	struct itimerval it = { .it_value = { GUARD_MS / 1000,
+					      (GUARD_MS % 1000) * 1000 } };
 	struct itimerval off = { 0 };
 	struct sigaction old;
 	ssize_t ret;
@@ -702,13 +706,13 @@ static ssize_t guarded_readv(int fd, const struct iovec *iov, int n,
 	err = errno;
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
-	*blocked = seen_sig() == SIGALRM;
+	ASSERT_TRUE(seen_sig() != SIGALRM) {
+		TH_LOG("readv blocked until the %d ms guard signal, then gave %zd",
+		       GUARD_MS, ret);
+	}
 	errno = err;
 	return ret;
 }
-
-#define EV		((ssize_t)sizeof(struct hwtimer_event))
-#define GUARD_MS	2000
 
 /* Records parsed from @buf have cookies @cookie..+@n, each once. */
 static void cookies_once(struct __test_metadata *_metadata, const void *buf,
@@ -726,6 +730,29 @@ static void cookies_once(struct __test_metadata *_metadata, const void *buf,
 			       i, (uint64_t)ev.cookie, (uint64_t)ev.id, ev.flags);
 		}
 		*seen |= 1U << (ev.cookie - cookie);
+	}
+}
+
+/*
+ * After a read that faulted with @copied of the @n records from @cookie
+ * copied (their cookies in *@seen): a read with room for all @n returns
+ * the ones left, and every cookie has come back once. @n < 32, as *@seen
+ * is a bitmask.
+ */
+static void rest_kept(struct __test_metadata *_metadata, int fd, int n,
+		      int copied, uint64_t cookie, uint32_t *seen)
+{
+	unsigned char good[31 * EV];
+	ssize_t got;
+
+	got = read_queued(fd, good, n * EV);
+	ASSERT_TRUE(got == (n - copied) * EV) {
+		TH_LOG("the read after the fault gave %zd (%s), want the %d left", got,
+		       got < 0 ? strerror(errno) : "no record: lost", n - copied);
+	}
+	cookies_once(_metadata, good, n - copied, cookie, seen);
+	EXPECT_TRUE(*seen == (1U << n) - 1) {
+		TH_LOG("cookies seen %#x, want all %d", *seen, n);
 	}
 }
 
@@ -2722,16 +2749,12 @@ TEST_F(ctx, readv_no_block)
 {
 	struct hwtimer_event ev[2];
 	struct iovec iov[2] = { { &ev[0], EV }, { &ev[1], EV } };
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
 	queue_due(_metadata, fd, 0xe0, 1);
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	/* Blocked: in the second iovec, with a record already copied. */
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked until the %d ms guard signal, then gave %zd", GUARD_MS, n);
-	}
+	/* Blocking would be in the second iovec, with a record already copied. */
+	n = guarded_readv(_metadata, fd, iov, 2);
 	EXPECT_TRUE(n == EV && ev[0].cookie == 0xe0) {
 		TH_LOG("readv gave %zd (%s), want one record", n, n < 0 ? strerror(errno) : "");
 	}
@@ -2748,15 +2771,11 @@ TEST_F(ctx, readv_split)
 	unsigned char buf[2 * EV];
 	struct iovec iov[2] = { { buf, 10 }, { buf + 10, 2 * EV - 10 } };
 	uint32_t seen = 0;
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
 	queue_due(_metadata, fd, 0xe8, 2);
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
-	}
+	n = guarded_readv(_metadata, fd, iov, 2);
 	ASSERT_TRUE(n == 2 * EV) {
 		TH_LOG("readv of 10 + %zd bytes gave %zd (%s), want 2 records",
 		       2 * EV - 10, n, n < 0 ? strerror(errno) : "");
@@ -2778,7 +2797,7 @@ TEST_F(ctx, readv_split)
  */
 TEST_F(ctx, read_fault_keeps)
 {
-	unsigned char *m = map_pages(_metadata, 2, false), *bad, good[6 * EV];
+	unsigned char *m = map_pages(_metadata, 2, false), *bad;
 	uint32_t seen = 0;
 	ssize_t n;
 	int fd = self->fd;
@@ -2802,14 +2821,7 @@ TEST_F(ctx, read_fault_keeps)
 		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, bad - 3 * EV - 8, 3, 0xf0, &seen);
-	n = read_queued(fd, good, sizeof(good));
-	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("the read after the fault gave %zd, want the 3 left", n);
-	}
-	cookies_once(_metadata, good, 3, 0xf0, &seen);
-	EXPECT_TRUE(seen == 0x3f) {
-		TH_LOG("cookies seen %#x, want all 6", seen);
-	}
+	rest_kept(_metadata, fd, 6, 3, 0xf0, &seen);
 out:
 	if (m)
 		munmap(m, 8192);
@@ -2823,10 +2835,9 @@ out:
  */
 TEST_F(ctx, readv_fault_keeps)
 {
-	unsigned char *m = map_pages(_metadata, 2, false), good[4 * EV];
+	unsigned char *m = map_pages(_metadata, 2, false);
 	struct iovec iov[2];
 	uint32_t seen = 0;
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
@@ -2838,24 +2849,13 @@ TEST_F(ctx, readv_fault_keeps)
 	queue_due(_metadata, fd, 0xf8, 4);
 	iov[0] = (struct iovec){ m, EV };
 	iov[1] = (struct iovec){ m + 4096, 3 * EV };
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
-	}
+	n = guarded_readv(_metadata, fd, iov, 2);
 	ASSERT_TRUE(n == EV) {
 		TH_LOG("readv gave %zd (%s), want the first iovec's record", n,
 		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, m, 1, 0xf8, &seen);
-	n = read_queued(fd, good, sizeof(good));
-	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("the read after the fault gave %zd (%s), want the 3 left", n,
-		       n < 0 ? strerror(errno) : "no record: lost");
-	}
-	cookies_once(_metadata, good, 3, 0xf8, &seen);
-	EXPECT_TRUE(seen == 0xf) {
-		TH_LOG("cookies seen %#x, want all 4", seen);
-	}
+	rest_kept(_metadata, fd, 4, 1, 0xf8, &seen);
 out:
 	if (m)
 		munmap(m, 8192);
