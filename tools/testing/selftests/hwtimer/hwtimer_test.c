@@ -3136,6 +3136,32 @@ TEST_F(ctx, batch_sigkill)
 }
 
 /*
+ * The three records of periodic @p (first expiry @first) after the one
+ * with deadline @prev: each a later expiry, whole periods after the first,
+ * never early.
+ */
+static void periodic_goes_on(struct __test_metadata *_metadata, int fd,
+			     uint64_t p, uint64_t first, uint64_t prev)
+{
+	struct hwtimer_event ev;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+			TH_LOG("no record after the read (%d)", i);
+		}
+		ASSERT_TRUE(ev.deadline_ns > prev &&
+			    (ev.deadline_ns - first) % p == 0 &&
+			    ev.fire_ns >= ev.deadline_ns) {
+			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
+			       i, (uint64_t)ev.deadline_ns, prev,
+			       (uint64_t)ev.fire_ns);
+		}
+		prev = ev.deadline_ns;
+	}
+}
+
+/*
  * unread periodic: no callback per period, overruns on read.
  *
  * An unread periodic timeout costs nothing per period (timerfd): with its
@@ -3153,13 +3179,12 @@ TEST_F(ctx, batch_sigkill)
  */
 TEST_F(ctx, periodic_unread_free)
 {
-	uint64_t p = tick_ns, t0, t1, f0, f1, tb, ta, first, expect, slack, prev;
+	uint64_t p = tick_ns, t0, t1, f0, f1, tb, ta, first, expect, slack;
 	struct hwtimer_stats_req st;
 	struct hwtimer_event ev[4];
 	int fd = self->fd;
 	ssize_t n;
 	uint64_t id;
-	int i;
 
 	if (fd < 0)
 		return;
@@ -3218,20 +3243,7 @@ TEST_F(ctx, periodic_unread_free)
 	/* The records after the read only mean something after a good one. */
 	if (!_metadata->passed)
 		return;
-	prev = ev[0].deadline_ns;
-	for (i = 0; i < 3; i++) {
-		ASSERT_TRUE(wait_events(fd, ev, 1, WAIT_MS) == 1) {
-			TH_LOG("no record after the read (%d)", i);
-		}
-		ASSERT_TRUE(ev[0].deadline_ns > prev &&
-			    (ev[0].deadline_ns - first) % p == 0 &&
-			    ev[0].fire_ns >= ev[0].deadline_ns) {
-			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
-			       i, (uint64_t)ev[0].deadline_ns, prev,
-			       (uint64_t)ev[0].fire_ns);
-		}
-		prev = ev[0].deadline_ns;
-	}
+	periodic_goes_on(_metadata, fd, p, first, ev[0].deadline_ns);
 	EXPECT_TRUE(cancel(fd, id, NULL) == 0) {
 		TH_LOG("cancel");
 	}
