@@ -55,6 +55,9 @@ if tr=$(command -v trinity); then
 	done
 fi
 cp "${HWTIMER_GUESTD:-$VM_DIR/guest.d}"/*.sh "$h/guest.d/" 2>/dev/null || true
+# What the fragments source, whichever set of them was chosen; init runs
+# only the *.sh.
+cp "$VM_DIR"/guest.d/*.inc "$h/guest.d/"
 [ -f "$VM_DIR/demo.sh" ] && cp "$VM_DIR/demo.sh" "$h/demo.sh"
 cat >"$h/env" <<E
 HWTIMER_KERNEL=$kernel

@@ -8,21 +8,13 @@
 # fewer results than its plan adds one "not ok".
 ABIFUZZ_SECS=48
 [ -f /tmp/stress.conf ] && . /tmp/stress.conf
-bin=$HWTIMER_DIR/bin runas=$HWTIMER_DIR/bin/hwtimer_runas
+# shellcheck source=tools/vm/guest.d/runs.inc
+. "$HWTIMER_DIR/guest.d/runs.inc"
+runas=$HWTIMER_DIR/bin/hwtimer_runas
 t_start=$(date +%s)
 trap 'echo "# $(basename "$0"): $(($(date +%s) - t_start)) s"' EXIT
 
-find_prog() {
-	for d in "$HWTIMER_DIR/bin" "$HWTIMER_DIR/bin32"; do
-		[ -x "$d/$1" ] && { echo "$d/$1"; return 0; }
-	done
-	return 1
-}
-
-# nobody must reach the binaries: the initramfs root may be packed 0700.
-for d in / "$HWTIMER_DIR" "$bin" "$HWTIMER_DIR/bin32"; do
-	[ -d "$d" ] && chmod a+rx "$d"
-done
+let_nobody_in
 
 runs=""
 for p in hwtimer_abifuzz hwtimer_abifuzz_32; do
@@ -47,30 +39,7 @@ for r in $runs; do
 		"$runas" 65534 65534 "$exe" -t "$secs" -j 4 -c 3 >"$out" 2>&1
 	fi
 	rc=$?
-	seen=0 plan=
-	while IFS= read -r line; do
-		case $line in
-		"ok "* | "not ok "*)
-			n=$((n + 1)) seen=$((seen + 1))
-			res=${line%% [0-9]*}
-			rest=${line#"$res "}
-			rest=${rest#* }
-			echo "$res $n $name: $rest"
-			;;
-		1..*)
-			plan=${line#1..}
-			plan=${plan%% *}
-			echo "# $name: $line"
-			;;
-		"TAP version"*) ;;
-		*) echo "$line" ;;
-		esac
-	done <"$out"
-	# rc 1 means "some check failed", already reported by its "not ok".
-	if [ -z "$plan" ] || [ "$seen" != "$plan" ] ||
-		{ [ "$rc" != 0 ] && [ "$rc" != 1 ]; }; then
-		n=$((n + 1))
-		echo "not ok $n $name: run incomplete (rc $rc, $seen of ${plan:-?} results)"
-	fi
+	tap_merge "$name" <"$out"
+	tap_complete "$name" "$rc"
 done
 echo "1..$n"

@@ -284,9 +284,10 @@ static uint64_t wheel_pending(void)
 	return st.pending;
 }
 
-static int read_cap(void)
+/* A module parameter's value, -1 if unreadable. */
+static int read_param(const char *path)
 {
-	FILE *f = fopen(PARAM_CAP, "r");
+	FILE *f = fopen(path, "r");
 	int v = -1;
 
 	if (f) {
@@ -297,17 +298,19 @@ static int read_cap(void)
 	return v;
 }
 
-static int cap_saved = -1;
-
-static int write_cap(int v)
+static int write_param(const char *path, int v)
 {
-	FILE *f = fopen(PARAM_CAP, "w");
+	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return -1;
 	fprintf(f, "%d\n", v);
 	return fclose(f);
 }
+
+/* Module parameters a test changed, for the teardown to restore; -1: none. */
+static int cap_saved = -1;
+static int user_saved = -1;
 
 /* Fill a context to @cap with far timeouts; returns 0 or -errno. */
 static int fill_to(int fd, int cap)
@@ -678,16 +681,20 @@ static void queue_due(struct __test_metadata *_metadata, int fd,
 	}
 }
 
+#define EV		((ssize_t)sizeof(struct hwtimer_event))
+#define GUARD_MS	2000
+
 /*
- * Read with a guard: SIGALRM after @guard_ms interrupts a read() that
- * blocks; *blocked says whether it had to. A read that has records to
- * return does not block, so the guard only fires on a hang.
+ * readv() with a guard: SIGALRM after GUARD_MS interrupts a readv() that
+ * blocks, and a readv() that had to block fails the test. A read that has
+ * records to return does not block, so the guard only fires on a hang.
+ * Returns what readv() did, errno kept.
  */
-static ssize_t guarded_readv(int fd, const struct iovec *iov, int n,
-			     unsigned int guard_ms, bool *blocked)
+static ssize_t guarded_readv(struct __test_metadata *_metadata, int fd,
+			     const struct iovec *iov, int n)
 {
-	struct itimerval it = { .it_value = { guard_ms / 1000,
-					      (guard_ms % 1000) * 1000 } };
+	struct itimerval it = { .it_value = { GUARD_MS / 1000,
+					      (GUARD_MS % 1000) * 1000 } };
 	struct itimerval off = { 0 };
 	struct sigaction old;
 	ssize_t ret;
@@ -699,13 +706,13 @@ static ssize_t guarded_readv(int fd, const struct iovec *iov, int n,
 	err = errno;
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
-	*blocked = seen_sig() == SIGALRM;
+	ASSERT_TRUE(seen_sig() != SIGALRM) {
+		TH_LOG("readv blocked until the %d ms guard signal, then gave %zd",
+		       GUARD_MS, ret);
+	}
 	errno = err;
 	return ret;
 }
-
-#define EV		((ssize_t)sizeof(struct hwtimer_event))
-#define GUARD_MS	2000
 
 /* Records parsed from @buf have cookies @cookie..+@n, each once. */
 static void cookies_once(struct __test_metadata *_metadata, const void *buf,
@@ -723,6 +730,29 @@ static void cookies_once(struct __test_metadata *_metadata, const void *buf,
 			       i, (uint64_t)ev.cookie, (uint64_t)ev.id, ev.flags);
 		}
 		*seen |= 1U << (ev.cookie - cookie);
+	}
+}
+
+/*
+ * After a read that faulted with @copied of the @n records from @cookie
+ * copied (their cookies in *@seen): a read with room for all @n returns
+ * the ones left, and every cookie has come back once. @n < 32, as *@seen
+ * is a bitmask.
+ */
+static void rest_kept(struct __test_metadata *_metadata, int fd, int n,
+		      int copied, uint64_t cookie, uint32_t *seen)
+{
+	unsigned char good[31 * EV];
+	ssize_t got;
+
+	got = read_queued(fd, good, n * EV);
+	ASSERT_TRUE(got == (n - copied) * EV) {
+		TH_LOG("the read after the fault gave %zd (%s), want the %d left", got,
+		       got < 0 ? strerror(errno) : "no record: lost", n - copied);
+	}
+	cookies_once(_metadata, good, n - copied, cookie, seen);
+	EXPECT_TRUE(*seen == (1U << n) - 1) {
+		TH_LOG("cookies seen %#x, want all %d", *seen, n);
 	}
 }
 
@@ -814,30 +844,6 @@ static uint32_t written_back(const struct hwtimer_batch_op *ops)
 	return n;
 }
 
-static int read_param(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int write_param(const char *path, int v)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fprintf(f, "%d\n", v);
-	return fclose(f);
-}
-
-static int user_saved = -1;
 /* A uid nothing else in the VM runs as: its live count starts at 0. */
 #define LIMIT_UID	54321
 
@@ -942,7 +948,7 @@ FIXTURE_TEARDOWN(ctx)
 		if (self->fds[i] >= 0)
 			close_dev(self, self->fds[i]);
 	if (cap_saved >= 0) {
-		EXPECT_EQ(0, write_cap(cap_saved)) {
+		EXPECT_EQ(0, write_param(PARAM_CAP, cap_saved)) {
 			TH_LOG("restore %s: %s", PARAM_CAP, strerror(errno));
 		}
 	}
@@ -2473,14 +2479,14 @@ TEST_F(ctx, fork)
 TEST_F(ctx, enospc)
 {
 	uint64_t id;
-	int cap = read_cap(), want = cap, fd;
+	int cap = read_param(PARAM_CAP), want = cap, fd;
 
 	if (cap < 0)
 		SKIP(return, "%s not readable", PARAM_CAP);
 	if (geteuid() == 0) {
 		want = 32;
 		cap_saved = cap;
-		ASSERT_TRUE(write_cap(want) == 0) {
+		ASSERT_TRUE(write_param(PARAM_CAP, want) == 0) {
 			TH_LOG("lower the cap");
 		}
 	} else if (cap > 20000) {
@@ -2515,12 +2521,12 @@ TEST_F(ctx, enospc)
 TEST_F(ctx, enospc_unread)
 {
 	struct hwtimer_event ev;
-	int cap = read_cap(), fd;
+	int cap = read_param(PARAM_CAP), fd;
 
 	if (geteuid() != 0 || cap < 0)
 		SKIP(return, "needs root to lower the cap");
 	cap_saved = cap;
-	ASSERT_TRUE(write_cap(2) == 0) {
+	ASSERT_TRUE(write_param(PARAM_CAP, 2) == 0) {
 		TH_LOG("lower the cap");
 	}
 	fd = self->fd;
@@ -2743,16 +2749,12 @@ TEST_F(ctx, readv_no_block)
 {
 	struct hwtimer_event ev[2];
 	struct iovec iov[2] = { { &ev[0], EV }, { &ev[1], EV } };
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
 	queue_due(_metadata, fd, 0xe0, 1);
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	/* Blocked: in the second iovec, with a record already copied. */
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked until the %d ms guard signal, then gave %zd", GUARD_MS, n);
-	}
+	/* Blocking would be in the second iovec, with a record already copied. */
+	n = guarded_readv(_metadata, fd, iov, 2);
 	EXPECT_TRUE(n == EV && ev[0].cookie == 0xe0) {
 		TH_LOG("readv gave %zd (%s), want one record", n, n < 0 ? strerror(errno) : "");
 	}
@@ -2769,15 +2771,11 @@ TEST_F(ctx, readv_split)
 	unsigned char buf[2 * EV];
 	struct iovec iov[2] = { { buf, 10 }, { buf + 10, 2 * EV - 10 } };
 	uint32_t seen = 0;
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
 	queue_due(_metadata, fd, 0xe8, 2);
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
-	}
+	n = guarded_readv(_metadata, fd, iov, 2);
 	ASSERT_TRUE(n == 2 * EV) {
 		TH_LOG("readv of 10 + %zd bytes gave %zd (%s), want 2 records",
 		       2 * EV - 10, n, n < 0 ? strerror(errno) : "");
@@ -2799,7 +2797,7 @@ TEST_F(ctx, readv_split)
  */
 TEST_F(ctx, read_fault_keeps)
 {
-	unsigned char *m = map_pages(_metadata, 2, false), *bad, good[6 * EV];
+	unsigned char *m = map_pages(_metadata, 2, false), *bad;
 	uint32_t seen = 0;
 	ssize_t n;
 	int fd = self->fd;
@@ -2823,14 +2821,7 @@ TEST_F(ctx, read_fault_keeps)
 		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, bad - 3 * EV - 8, 3, 0xf0, &seen);
-	n = read_queued(fd, good, sizeof(good));
-	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("the read after the fault gave %zd, want the 3 left", n);
-	}
-	cookies_once(_metadata, good, 3, 0xf0, &seen);
-	EXPECT_TRUE(seen == 0x3f) {
-		TH_LOG("cookies seen %#x, want all 6", seen);
-	}
+	rest_kept(_metadata, fd, 6, 3, 0xf0, &seen);
 out:
 	if (m)
 		munmap(m, 8192);
@@ -2844,10 +2835,9 @@ out:
  */
 TEST_F(ctx, readv_fault_keeps)
 {
-	unsigned char *m = map_pages(_metadata, 2, false), good[4 * EV];
+	unsigned char *m = map_pages(_metadata, 2, false);
 	struct iovec iov[2];
 	uint32_t seen = 0;
-	bool blocked;
 	ssize_t n;
 	int fd = self->fd;
 
@@ -2859,24 +2849,13 @@ TEST_F(ctx, readv_fault_keeps)
 	queue_due(_metadata, fd, 0xf8, 4);
 	iov[0] = (struct iovec){ m, EV };
 	iov[1] = (struct iovec){ m + 4096, 3 * EV };
-	n = guarded_readv(fd, iov, 2, GUARD_MS, &blocked);
-	ASSERT_TRUE(!blocked) {
-		TH_LOG("readv blocked (ended by the %d ms guard signal)", GUARD_MS);
-	}
+	n = guarded_readv(_metadata, fd, iov, 2);
 	ASSERT_TRUE(n == EV) {
 		TH_LOG("readv gave %zd (%s), want the first iovec's record", n,
 		       n < 0 ? strerror(errno) : "");
 	}
 	cookies_once(_metadata, m, 1, 0xf8, &seen);
-	n = read_queued(fd, good, sizeof(good));
-	ASSERT_TRUE(n == 3 * EV) {
-		TH_LOG("the read after the fault gave %zd (%s), want the 3 left", n,
-		       n < 0 ? strerror(errno) : "no record: lost");
-	}
-	cookies_once(_metadata, good, 3, 0xf8, &seen);
-	EXPECT_TRUE(seen == 0xf) {
-		TH_LOG("cookies seen %#x, want all 4", seen);
-	}
+	rest_kept(_metadata, fd, 4, 1, 0xf8, &seen);
 out:
 	if (m)
 		munmap(m, 8192);
@@ -3157,6 +3136,32 @@ TEST_F(ctx, batch_sigkill)
 }
 
 /*
+ * The three records of periodic @p (first expiry @first) after the one
+ * with deadline @prev: each a later expiry, whole periods after the first,
+ * never early.
+ */
+static void periodic_goes_on(struct __test_metadata *_metadata, int fd,
+			     uint64_t p, uint64_t first, uint64_t prev)
+{
+	struct hwtimer_event ev;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_TRUE(wait_events(fd, &ev, 1, WAIT_MS) == 1) {
+			TH_LOG("no record after the read (%d)", i);
+		}
+		ASSERT_TRUE(ev.deadline_ns > prev &&
+			    (ev.deadline_ns - first) % p == 0 &&
+			    ev.fire_ns >= ev.deadline_ns) {
+			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
+			       i, (uint64_t)ev.deadline_ns, prev,
+			       (uint64_t)ev.fire_ns);
+		}
+		prev = ev.deadline_ns;
+	}
+}
+
+/*
  * unread periodic: no callback per period, overruns on read.
  *
  * An unread periodic timeout costs nothing per period (timerfd): with its
@@ -3174,13 +3179,12 @@ TEST_F(ctx, batch_sigkill)
  */
 TEST_F(ctx, periodic_unread_free)
 {
-	uint64_t p = tick_ns, t0, t1, f0, f1, tb, ta, first, expect, slack, prev;
+	uint64_t p = tick_ns, t0, t1, f0, f1, tb, ta, first, expect, slack;
 	struct hwtimer_stats_req st;
 	struct hwtimer_event ev[4];
 	int fd = self->fd;
 	ssize_t n;
 	uint64_t id;
-	int i;
 
 	if (fd < 0)
 		return;
@@ -3239,20 +3243,7 @@ TEST_F(ctx, periodic_unread_free)
 	/* The records after the read only mean something after a good one. */
 	if (!_metadata->passed)
 		return;
-	prev = ev[0].deadline_ns;
-	for (i = 0; i < 3; i++) {
-		ASSERT_TRUE(wait_events(fd, ev, 1, WAIT_MS) == 1) {
-			TH_LOG("no record after the read (%d)", i);
-		}
-		ASSERT_TRUE(ev[0].deadline_ns > prev &&
-			    (ev[0].deadline_ns - first) % p == 0 &&
-			    ev[0].fire_ns >= ev[0].deadline_ns) {
-			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
-			       i, (uint64_t)ev[0].deadline_ns, prev,
-			       (uint64_t)ev[0].fire_ns);
-		}
-		prev = ev[0].deadline_ns;
-	}
+	periodic_goes_on(_metadata, fd, p, first, ev[0].deadline_ns);
 	EXPECT_TRUE(cancel(fd, id, NULL) == 0) {
 		TH_LOG("cancel");
 	}
