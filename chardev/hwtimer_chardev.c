@@ -409,7 +409,6 @@ static int check_deadline_flags(u32 flags)
 	return flags & ~HWTIMER_ARM_ABS ? -EINVAL : 0;
 }
 
-
 /*
  * Reserve a place for one more live timeout of @ctx, in its cap and in its
  * user's. Caller holds ctx->wqh.lock. Return: 0, -ENOSPC or -EDQUOT.

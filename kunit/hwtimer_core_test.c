@@ -1093,6 +1093,7 @@ static void core_arm_cancel_modify_from_hardirq(struct kunit *test)
 {
 	struct core_ctx *ctx = test->priv;
 	struct item *it = new_items(test, 2);
+	unsigned long left;
 
 	std_wheel(test);
 	ctx->irq_item[0] = &it[0];
@@ -1101,8 +1102,9 @@ static void core_arm_cancel_modify_from_hardirq(struct kunit *test)
 	hrtimer_init(&ctx->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	ctx->hrt.function = irq_fn;
 	hrtimer_start(&ctx->hrt, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&ctx->irq_done,
-					msecs_to_jiffies(WAIT_MS)), 0);
+	left = wait_for_completion_timeout(&ctx->irq_done,
+					   msecs_to_jiffies(WAIT_MS));
+	KUNIT_EXPECT_NE(test, left, 0UL);
 	hrtimer_cancel(&ctx->hrt);
 	KUNIT_EXPECT_TRUE(test, ctx->in_irq);
 	KUNIT_EXPECT_EQ(test, ctx->irq_res[0], 0);

@@ -1,6 +1,8 @@
 #!/bin/bash
 # make checkpatch: the kernel's checkpatch.pl --strict over every tracked
 # .c/.h file. Passes only with 0 errors and 0 warnings (CHECKs are shown).
+# EMBEDDED_FILENAME is not checked: it flags any line of hwtimer.h naming a
+# file called hwtimer.h, and hwtimer.h includes include/uapi/linux/hwtimer.h.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +18,7 @@ mapfile -t files < <(git ls-files '*.c' '*.h')
 errors=0 warnings=0 checks=0
 for f in "${files[@]}"; do
 	out=$("$src/scripts/checkpatch.pl" --no-tree --strict --terse \
+		--ignore EMBEDDED_FILENAME \
 		--show-types -f "$f" 2>&1) || true
 	# --terse gives one "file:line: TYPE:..." line per finding.
 	e=$(grep -c ': ERROR:' <<<"$out" || true)

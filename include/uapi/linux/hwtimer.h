@@ -274,6 +274,7 @@ struct hwtimer_stats_req {
 	__u64 ctx_cancelled;
 	__u64 ctx_read;
 	__u64 tick_ns;
+
 	__struct_group(hwtimer_stats, wheel, /* no attrs */,
 		__u64 pending;
 		__u64 armed;
