@@ -304,6 +304,31 @@ static bool wait_atomic(struct core_ctx *ctx, atomic_t *v, int n, int ms)
 				  msecs_to_jiffies(ms)) != 0;
 }
 
+/* Wait for @it's run and check it was for @dl and not before it. */
+static void expect_ran_for(struct kunit *test, struct item *it, u64 dl)
+{
+	struct core_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
+}
+
+/*
+ * Arm @it due now with a callback that sleeps @ms in @mode (MODE_SLEEP or
+ * MODE_REARM_SLEEP) and return once the callback has started.
+ */
+static void start_sleeper(struct kunit *test, struct hwtimer_wheel *w,
+			  struct item *it, enum item_mode mode, u64 ms)
+{
+	struct core_ctx *ctx = test->priv;
+
+	it->mode = mode;
+	it->arg = ms;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+}
+
 static int core_init(struct kunit *test)
 {
 	struct core_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -458,16 +483,13 @@ static void core_oneshot_fires_once_not_early(struct kunit *test)
 
 static void core_absolute_deadline_is_kept(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 	u64 dl = hwtimer_wheel_now(w) + 10 * MS + 123;
 
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ARM_ABS), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_deadline(&it->tmo), dl);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
-	KUNIT_EXPECT_GE(test, it->fired_at, dl);
-	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
+	expect_ran_for(test, it, dl);
 }
 
 static void core_past_deadline_fires_at_once(struct kunit *test)
@@ -698,15 +720,11 @@ static void core_cancel_idle_not_pending(struct kunit *test)
 
 static void core_cancel_running_reports_running(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 
 	/* 500 ms: room for the emulated VM between its start and the cancel. */
-	it->mode = MODE_SLEEP;
-	it->arg = 500;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	start_sleeper(test, w, it, MODE_SLEEP, 500);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_RUNNING);
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo), HWTIMER_RUNNING);
@@ -791,15 +809,11 @@ static void core_cancel_races_expiry_exactly_once(struct kunit *test)
 
 static void core_cancel_sync_waits_for_callback(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 
 	/* 500 ms: room for the emulated VM between its start and the wait. */
-	it->mode = MODE_SLEEP;
-	it->arg = 500;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	start_sleeper(test, w, it, MODE_SLEEP, 500);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel_sync(&it->tmo), HWTIMER_RUNNING);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 1);
@@ -903,14 +917,10 @@ static void core_stop_returns_all_when_none_fired(struct kunit *test)
 
 static void core_stop_waits_for_running_callback(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 
-	it->mode = MODE_SLEEP;
-	it->arg = 100;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	start_sleeper(test, w, it, MODE_SLEEP, 100);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_stop(w, NULL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->done), 1);
 }
@@ -956,7 +966,6 @@ static void core_max_pending_enospc_and_recovery(struct kunit *test)
 
 static void core_modify_earlier(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 	u64 dl;
@@ -964,14 +973,11 @@ static void core_modify_earlier(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	dl = hwtimer_wheel_now(w) + 5 * MS;
 	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, dl, HWTIMER_ARM_ABS), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
-	KUNIT_EXPECT_GE(test, it->fired_at, dl);
-	KUNIT_EXPECT_EQ(test, it->dl[0], dl);
+	expect_ran_for(test, it, dl);
 }
 
 static void core_modify_later(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 	u64 dl;
@@ -982,8 +988,7 @@ static void core_modify_later(struct kunit *test)
 	msleep(100);	/* past the old deadline, before the new one */
 	if (hwtimer_wheel_now(w) < dl)
 		KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
-	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	expect_ran_for(test, it, dl);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
 }
@@ -1008,7 +1013,6 @@ static void core_modify_idle_arms_again(struct kunit *test)
 
 static void core_boottime_wheel(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = new_wheel(test, MS, 2, 0,
 					    CLOCK_BOOTTIME);
 	struct item *it = new_items(test, 1);
@@ -1022,8 +1026,7 @@ static void core_boottime_wheel(struct kunit *test)
 	KUNIT_EXPECT_LE(test, now, b1);
 	dl = b1 + 10 * MS;
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ARM_ABS), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
-	KUNIT_EXPECT_GE(test, it->fired_at, dl);
+	expect_ran_for(test, it, dl);
 	KUNIT_EXPECT_GE(test, ktime_get_boottime_ns(), dl);
 }
 
@@ -1131,10 +1134,7 @@ static void core_sleeping_callback_does_not_delay_others(struct kunit *test)
 	u64 max = 0;
 	int i;
 
-	it[0].mode = MODE_SLEEP;
-	it[0].arg = 1000;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[0].tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[0].runs, 1, WAIT_MS));
+	start_sleeper(test, w, &it[0], MODE_SLEEP, 1000);
 	for (i = 1; i <= 20; i++)
 		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[i].tmo, i * 10 * MS,
 						  0, 0), 0);
@@ -1201,7 +1201,6 @@ static void core_pending_follows_state(struct kunit *test)
 /* The lifetime rule: the owner module is pinned while pending or running. */
 static void core_owner_pinned_while_pending_or_running(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct module *me = THIS_MODULE;
 	struct hwtimer_wheel *w;
 	struct item *it;
@@ -1219,10 +1218,8 @@ static void core_owner_pinned_while_pending_or_running(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
 	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
 
-	it->mode = MODE_SLEEP;	/* 500 ms: see core_cancel_sync_waits_* */
-	it->arg = 500;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	/* 500 ms: see core_cancel_sync_waits_* */
+	start_sleeper(test, w, it, MODE_SLEEP, 500);
 	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base + 1);
 	hwtimer_cancel_sync(&it->tmo);
 	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
@@ -1283,15 +1280,11 @@ static void core_timeout_never_runs_on_two_workers(struct kunit *test)
  */
 static void core_cancel_takes_back_parked_expiry(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct hwtimer_wheel *w = std_wheel(test);
 	struct item *it = new_items(test, 1);
 
-	it->mode = MODE_REARM_SLEEP;
-	it->arg = 300;
 	it->rearms = 1;
-	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, 0, 0, 0), 0);
-	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
+	start_sleeper(test, w, it, MODE_REARM_SLEEP, 300);
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, hwtimer_pending(&it->tmo));
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
