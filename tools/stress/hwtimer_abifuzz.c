@@ -637,8 +637,8 @@ static void oneshot_event(struct ent *e, const struct hwtimer_event *ev)
 		report(V_RECORD, "one-shot id %#llx: flags %#x overruns %llu",
 		       ev->id, ev->flags, ev->overruns);
 	if (final(e->state)) {
-		report(V_DOUBLE, "one-shot id %#llx (cookie %llu): event read after it was %s", ev->id, e->seq,
-		       sname(e->state));
+		report(V_DOUBLE, "one-shot id %#llx (cookie %llu): event read after it was %s",
+		       ev->id, e->seq, sname(e->state));
 		return;
 	}
 	settle(e, E_EVENT);
@@ -653,7 +653,8 @@ static void handle_event(__u32 serial, const struct hwtimer_event *ev,
 	bump(T_EVENT);
 	add(&inc_of(serial)->read, 1);
 	if (!ev->cookie || ev->cookie > ld(&sh->next_seq)) {
-		report(V_RECORD, "event id %#llx with cookie %llu that was never armed", ev->id, ev->cookie);
+		report(V_RECORD, "event id %#llx with cookie %llu that was never armed",
+		       ev->id, ev->cookie);
 		return;
 	}
 	spin_lock(&e->lock);
@@ -664,11 +665,13 @@ static void handle_event(__u32 serial, const struct hwtimer_event *ev,
 		return;
 	}
 	if (e->inc != serial)
-		report(V_FOREIGN, "event of context #%u's id %#llx read from context #%u", e->inc, ev->id, serial);
+		report(V_FOREIGN, "event of context #%u's id %#llx read from context #%u",
+		       e->inc, ev->id, serial);
 	if (!e->id)
 		e->id = ev->id;
 	else if (e->id != ev->id)
-		report(V_IDMIS, "cookie %llu: event id %#llx but ARM returned %#llx", e->seq, ev->id, e->id);
+		report(V_IDMIS, "cookie %llu: event id %#llx but ARM returned %#llx",
+		       e->seq, ev->id, e->id);
 	if (ev->clock != e->clock)
 		report(V_RECORD, "id %#llx: clock %u, armed on %u",
 		       ev->id, ev->clock, e->clock);
@@ -813,7 +816,8 @@ static void arm_end(struct ent *e, const struct armspec *a, int err,
 	serial = e->inc;
 	if (err) {
 		if (e->state != E_ARMING)
-			report(V_RECORD, "ARM failed (%s) but cookie %llu produced an event", strerror(err), seq);
+			report(V_RECORD, "ARM failed (%s) but cookie %llu produced an event",
+			       strerror(err), seq);
 		settle(e, E_NOARM);
 		spin_unlock(&e->lock);
 		if (err == ENOSPC || err == EDQUOT)
@@ -825,7 +829,8 @@ static void arm_end(struct ent *e, const struct armspec *a, int err,
 	if (arm_is_rel(a))
 		e->dl_hi = t1 + a->rel;
 	if (e->id && e->id != id)
-		report(V_IDMIS, "ARM returned id %#llx but the event of its timeout (cookie %llu) carried id %#llx", id, seq, e->id);
+		report(V_IDMIS, "ARM returned id %#llx but the event of its timeout (cookie %llu) carried id %#llx",
+		       id, seq, e->id);
 	if (!e->id)
 		e->id = id;
 	if (e->state == E_ARMING)
@@ -877,8 +882,8 @@ static void resolve(struct ent *e, __u64 id, bool dead, __u32 result,
 	} else if (result == HWTIMER_RESULT_CANCELLED) {
 		bump(T_CANCELLED);
 		if (final(e->state) || e->state == E_FIREDX)
-			report(V_DOUBLE, "%s said CANCELLED for id %#llx (cookie %llu) already %s", what, id, e->seq,
-			       sname(e->state));
+			report(V_DOUBLE, "%s said CANCELLED for id %#llx (cookie %llu) already %s",
+			       what, id, e->seq, sname(e->state));
 		else
 			settle(e, E_CANCELLED);
 	} else if (result == HWTIMER_RESULT_FIRED && !e->period) {
@@ -1952,7 +1957,8 @@ int main(int argc, char **argv)
 		print_usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
-	printf("# hwtimer_abifuzz: %u s, %u threads, %u contexts, seed %#llx, uid %d\n", secs, nthreads, nctx, seed, getuid());
+	printf("# hwtimer_abifuzz: %u s, %u threads, %u contexts, seed %#llx, uid %d\n",
+	       secs, nthreads, nctx, seed, getuid());
 	if (setup())
 		return 1;
 	printf("1..%u\n", V_NR);

@@ -15,6 +15,7 @@
  * timeout served a whole wheel level late or never.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -64,28 +65,29 @@
 #define WAIT_MS		5000
 #define PAT64		0xaaaaaaaaaaaaaaaaULL
 
-_Static_assert(sizeof(struct hwtimer_api) == 80, "api size");
-_Static_assert(sizeof(struct hwtimer_arm_req) == 56, "arm size");
-_Static_assert(sizeof(struct hwtimer_cancel_req) == 32, "cancel size");
-_Static_assert(sizeof(struct hwtimer_modify_req) == 40, "modify size");
-_Static_assert(sizeof(struct hwtimer_batch_op) == 64, "batch op size");
-_Static_assert(sizeof(struct hwtimer_batch) == 40, "batch size");
-_Static_assert(sizeof(struct hwtimer_eventfd_req) == 24, "eventfd size");
-_Static_assert(sizeof(struct hwtimer_stats_req) == 472, "stats size");
-_Static_assert(sizeof(struct hwtimer_event) == 48, "event size");
+static_assert(sizeof(struct hwtimer_api) == 80, "api size");
+static_assert(sizeof(struct hwtimer_arm_req) == 56, "arm size");
+static_assert(sizeof(struct hwtimer_cancel_req) == 32, "cancel size");
+static_assert(sizeof(struct hwtimer_modify_req) == 40, "modify size");
+static_assert(sizeof(struct hwtimer_batch_op) == 64, "batch op size");
+static_assert(sizeof(struct hwtimer_batch) == 40, "batch size");
+static_assert(sizeof(struct hwtimer_eventfd_req) == 24, "eventfd size");
+static_assert(sizeof(struct hwtimer_stats_req) == 472, "stats size");
+static_assert(sizeof(struct hwtimer_event) == 48, "event size");
 
 /* The module's tick, learnt in FIXTURE_SETUP; one millisecond if unknown. */
 static uint64_t tick_ns = MS;
 
 #define CTX_FDS		8
 
+/* FIXTURE(ctx) declares struct _test_data_ctx, the type of a test's @self. */
 FIXTURE(ctx) {
 	int fd;			/* the test's first file of /dev/hwtimer */
 	int fds[CTX_FDS];	/* every file the test opened; -1 once closed */
 };
 
 /* Open one more file of /dev/hwtimer, closed by the teardown if not before. */
-static int open_dev(struct __test_metadata *_metadata, FIXTURE_DATA(ctx) *self)
+static int open_dev(struct __test_metadata *_metadata, struct _test_data_ctx *self)
 {
 	int fd = open(DEV, O_RDWR | O_CLOEXEC), i;
 
@@ -103,7 +105,7 @@ static int open_dev(struct __test_metadata *_metadata, FIXTURE_DATA(ctx) *self)
 }
 
 /* Have the teardown close @fd (an eventfd, a pipe, a dup) too. */
-static int track_fd(FIXTURE_DATA(ctx) *self, int fd)
+static int track_fd(struct _test_data_ctx *self, int fd)
 {
 	int i;
 
@@ -117,7 +119,7 @@ static int track_fd(FIXTURE_DATA(ctx) *self, int fd)
 }
 
 /* Close @fd now, and forget it so that the teardown does not close it again. */
-static void close_dev(FIXTURE_DATA(ctx) *self, int fd)
+static void close_dev(struct _test_data_ctx *self, int fd)
 {
 	int i;
 
@@ -578,7 +580,7 @@ static void race_verify(struct __test_metadata *_metadata, struct race *r)
 }
 
 static void arm_race(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(ctx) *self, bool batch)
+		     struct _test_data_ctx *self, bool batch)
 {
 	struct racer armers[RACE_ARMERS], readers[RACE_READERS];
 	pthread_t ta[RACE_ARMERS], tr[RACE_READERS];
@@ -861,7 +863,7 @@ static uint64_t ctx_live(int fd)
  * nothing, a cancel in one file frees room in the other, close frees all.
  */
 static void user_limit_body(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(ctx) *self, int lim)
+			    struct _test_data_ctx *self, int lim)
 {
 	struct hwtimer_batch_op op = { .op = HWTIMER_OP_ARM, .clock = CLOCK_MONOTONIC,
 				       .deadline_ns = 100000 * MS };
@@ -1096,7 +1098,8 @@ TEST_F(ctx, enotty)
 	char buf[512] = { 0 };
 	int fd = self->fd;
 
-	ASSERT_TRUE(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x3f, struct hwtimer_api), buf) == -ENOTTY) {
+	ASSERT_TRUE(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x3f, struct hwtimer_api),
+			   buf) == -ENOTTY) {
 		TH_LOG("unknown nr");
 	}
 	ASSERT_TRUE(xioctl(fd, _IOWR(HWTIMER_IOC_MAGIC, 0x01, uint64_t), buf) == -ENOTTY) {
@@ -2315,7 +2318,8 @@ TEST_F(ctx, stats)
 	}
 	ASSERT_TRUE(st.ctx_armed == 2 && st.ctx_pending == 1 && st.ctx_queued == 1 &&
 		    st.ctx_live == 2 && st.ctx_fired == 1) {
-		TH_LOG("armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64 " live %" PRIu64 " fired %" PRIu64,
+		TH_LOG("armed %" PRIu64 " pending %" PRIu64 " queued %" PRIu64
+		       " live %" PRIu64 " fired %" PRIu64,
 		       (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending,
 		       (uint64_t)st.ctx_queued, (uint64_t)st.ctx_live,
 		       (uint64_t)st.ctx_fired);
@@ -2377,14 +2381,14 @@ TEST_F(ctx, fdinfo)
 		TH_LOG("read fdinfo");
 	}
 	buf[n] = 0;
-	ASSERT_TRUE(strstr(buf, "hwtimer-pending:\t2\n") != NULL) {
+	ASSERT_TRUE(!!strstr(buf, "hwtimer-pending:\t2\n")) {
 		TH_LOG("pending missing:\n%s", buf);
 	}
-	ASSERT_TRUE(strstr(buf, "hwtimer-queued:\t1\n") != NULL) {
+	ASSERT_TRUE(!!strstr(buf, "hwtimer-queued:\t1\n")) {
 		TH_LOG("queued missing:\n%s", buf);
 	}
 	/* Three ids fit the first id table: 64 slots of 8 bytes. */
-	ASSERT_TRUE(strstr(buf, "hwtimer-table-bytes:\t512\n") != NULL) {
+	ASSERT_TRUE(!!strstr(buf, "hwtimer-table-bytes:\t512\n")) {
 		TH_LOG("table size missing:\n%s", buf);
 	}
 	close_dev(self, fd);
@@ -2892,7 +2896,8 @@ TEST_F(ctx, ids_cross_ctx)
 		for (k = 0; k < 4; k++) {
 			ret = cancel(a, bid[k], NULL);
 			ASSERT_TRUE(ret == -ENOENT) {
-				TH_LOG("cycle %d: B's id %#" PRIx64 " on A gave %d, want -ENOENT (A's id %#" PRIx64 ")",
+				TH_LOG("cycle %d: B's id %#" PRIx64
+				       " on A gave %d, want -ENOENT (A's id %#" PRIx64 ")",
 				       i, bid[k], ret, id);
 			}
 		}
@@ -3153,7 +3158,8 @@ static void periodic_goes_on(struct __test_metadata *_metadata, int fd,
 		ASSERT_TRUE(ev.deadline_ns > prev &&
 			    (ev.deadline_ns - first) % p == 0 &&
 			    ev.fire_ns >= ev.deadline_ns) {
-			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64 ") fire %" PRIu64,
+			TH_LOG("record %d: deadline %" PRIu64 " (previous %" PRIu64
+			       ") fire %" PRIu64,
 			       i, (uint64_t)ev.deadline_ns, prev,
 			       (uint64_t)ev.fire_ns);
 		}

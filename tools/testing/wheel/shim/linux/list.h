@@ -104,18 +104,16 @@ static inline void list_splice_tail_init(struct list_head *list,
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) \
 	list_entry((ptr)->next, type, member)
-#define list_next_entry(pos, member) \
-	list_entry((pos)->member.next, __typeof__(*(pos)), member)
 
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
 	     &pos->member != (head);					\
-	     pos = list_next_entry(pos, member))
+	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
 
 #define list_for_each_entry_safe(pos, n, head, member)			\
 	for (pos = list_first_entry(head, __typeof__(*pos), member),	\
-	     n = list_next_entry(pos, member);				\
+	     n = list_entry(pos->member.next, __typeof__(*pos), member); \
 	     &pos->member != (head);					\
-	     pos = n, n = list_next_entry(n, member))
+	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 
 #endif
