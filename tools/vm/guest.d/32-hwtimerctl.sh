@@ -53,9 +53,8 @@ lines_match() { quiet && [ "$(grep -c -- "$2" "$out")" = "$1" ]; }
 # usage_is TEXT: exit 2, stderr's first line TEXT.
 usage_is() { [ "$rc" = 2 ] && [ "$(line 1 "$err")" = "$1" ]; }
 
-# json_ok: every line of $out is one JSON text.
-json_ok() {
-	awk '
+# JSON_AWK: an awk program that fails unless every line is one JSON text.
+JSON_AWK='
 	function fail(why) {
 		printf "# line %d, column %d: %s\n", NR, i, why
 		bad = 1
@@ -134,8 +133,10 @@ json_ok() {
 		if (!bad && want != "end")
 			fail("unexpected end")
 	}
-	END { exit bad }' "$out"
-}
+	END { exit bad }'
+
+# json_ok: every line of $out is one JSON text.
+json_ok() { awk "$JSON_AWK" "$out"; }
 
 # fields KEY...: the numbers of KEY... in each line of $out, one line each.
 fields() {
