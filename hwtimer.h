@@ -24,13 +24,13 @@
 #include <linux/time.h>
 #include <linux/types.h>
 
-#include "hwtimer_wheel.h"
 /*
- * The ABI's names serve the kernel API too: %HWTIMER_ARM_ABS,
- * %HWTIMER_STATS_LAT_BUCKETS and &struct hwtimer_stats. Found relative to
- * this header, as hwtimer_wheel.h is, so a consumer needs only -I to the
- * directory of this one (make install keeps the layout).
+ * Both found next to this header, so a consumer needs only -I to its
+ * directory (make install keeps the layout): the wheel entry a timeout
+ * embeds, and the ABI, whose names serve the kernel API too
+ * (%HWTIMER_ARM_ABS, %HWTIMER_STATS_LAT_BUCKETS, &struct hwtimer_stats).
  */
+#include "hwtimer_wheel_entry.h"
 #include "include/uapi/linux/hwtimer.h"
 
 struct hwtimer_wheel;

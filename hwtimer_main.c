@@ -91,6 +91,7 @@
 
 #include "hwtimer.h"
 #include "hwtimer_internal.h"
+#include "hwtimer_wheel.h"
 
 #define CREATE_TRACE_POINTS
 #include "hwtimer_trace.h"

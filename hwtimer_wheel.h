@@ -13,6 +13,8 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "hwtimer_wheel_entry.h"
+
 /* Bits of tick number resolved per level. */
 #define HWTIMER_WC_LVL_BITS	6
 /* Slots per level; one bit of a u64 occupancy bitmap each. */
@@ -28,27 +30,6 @@
 #define HWTIMER_WC_IDLE		0xffff
 /* Entry index meaning "already due, on the wheel's due list". */
 #define HWTIMER_WC_DUE		0xfffe
-
-/**
- * struct hwtimer_wc_entry - one timeout as the wheel sees it
- * @node: link in a slot list, the due list, or the caller's expired list
- * @expires_ns: deadline in ns, as given to hwtimer_wc_arm(); the wheel
- *	works with it rounded up to a whole tick, and leaves it as it is when
- *	it hands the entry out, so the caller need not keep a copy
- * @idx: slot number (level * 64 + slot), %HWTIMER_WC_DUE or %HWTIMER_WC_IDLE
- * @aux: free for the object embedding the entry: the wheel never reads or
- *	writes it (it fills what would be padding)
- * @aux32: the same, 32 bits of it
- *
- * Embedded in the caller's object; the wheel never allocates.
- */
-struct hwtimer_wc_entry {
-	struct list_head node;
-	u64 expires_ns;
-	u16 idx;
-	u16 aux;
-	u32 aux32;
-};
 
 /**
  * struct hwtimer_wc - a hierarchical timing wheel

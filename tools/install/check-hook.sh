@@ -61,7 +61,7 @@ install_layout() {
 		"lib/modules/$rel/updates/hwtimer.ko"
 		"usr/src/hwtimer-$install_ver/$rel/Module.symvers"
 		"usr/src/hwtimer-$install_ver/include/hwtimer.h"
-		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel.h"
+		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel_entry.h"
 		"usr/src/hwtimer-$install_ver/include/include/uapi/linux/hwtimer.h"
 		usr/bin/hwtimerctl
 		usr/include/linux/hwtimer.h

@@ -10,7 +10,8 @@
 #
 # The module goes to lib/modules/KRELEASE/updates/ under INSTALL_MOD_PATH,
 # which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
-# hwtimer_wheel.h and the uapi header where hwtimer.h finds it, this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
+# hwtimer_wheel_entry.h and the uapi header where hwtimer.h finds them,
+# this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
 # everything else under PREFIX, libhwtimer (tools/lib/hwtimer: shared
 # library with its soname links, static library, <hwtimer/hwtimer.h>,
 # hwtimer.pc, section-3 pages) by its own Makefile. Kernel paths do not follow PREFIX: kmod
@@ -53,7 +54,7 @@ UDEV_RULES := udev/60-hwtimer.rules
 INSTALLED = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	$(UDEVRULESDIR)/$(notdir $(UDEV_RULES)) $(MODULESLOADDIR)/hwtimer.conf \
-	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel.h \
+	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel_entry.h \
 	$(KSRCDIR)/include/include/uapi/linux/hwtimer.h \
 	$(KSRCDIR)/$(KRELEASE)/Module.symvers
 
@@ -95,8 +96,8 @@ install: modules hwtimerctl libhwtimer krelease-check
 	$(if $(filter 1 y yes,$(MODULES_LOAD)),install -D -m 0644 \
 		tools/install/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/hwtimer.conf)
 	install -D -m 0644 hwtimer.h $(DESTDIR)$(KSRCDIR)/include/hwtimer.h
-	install -D -m 0644 hwtimer_wheel.h \
-		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel.h
+	install -D -m 0644 hwtimer_wheel_entry.h \
+		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel_entry.h
 	install -D -m 0644 include/uapi/linux/hwtimer.h \
 		$(DESTDIR)$(KSRCDIR)/include/include/uapi/linux/hwtimer.h
 	tools/install/install-symvers.sh Module.symvers \
