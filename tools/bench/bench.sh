@@ -114,9 +114,9 @@ say "building hwtimer_ubench (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_ubench" \
 	"$BDIR/ubench/hwtimer_ubench.c" -luring
-say "building hwtimer_lib_bench (static, libhwtimer)"
+say "building hwtimer_lib_bench and echo_idle (static, libhwtimer)"
 run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench
-cp "$BENCH/lib/hwtimer_lib_bench" "$BENCH/bin/"
+cp "$BENCH/lib/hwtimer_lib_bench" "$BENCH/lib/echo_idle" "$BENCH/bin/"
 say "building hwtimer_dos (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_dos" \

@@ -632,6 +632,27 @@ def lib_section(md, R):
                              [lambda p, v: fmt_ratio(ratio(v, raw))]))
 
 
+def echo_section(md, R):
+    """examples/echo_idle on /dev/hwtimer at many loopback connections."""
+    e = lambda m: R.get("echo", m, "hwtimer")
+    if e("closed") is None:
+        return
+    md.append("\nexamples/echo_idle on /dev/hwtimer (an epoll echo server "
+              "whose connections close after 1 s without a byte; a random "
+              "half of them send a byte at a time for 3 s, each send "
+              "pushing the timeout out with a modify in the submission "
+              "queue, one BATCH per loop pass), at "
+              f"{fmt(R.param_of('echo', 'closed', 'hwtimer'), 0)} "
+              "loopback connections:\n")
+    md.append(table(["closed by idle timeout", "early", "bytes lost",
+                     "close after idle p50 (ms)", "p99 (ms)",
+                     "modifies", "BATCH submits", "wall (s)"],
+                    [[fmt(e("closed"), 0), fmt(e("early"), 0),
+                      fmt(e("lost"), 0), fmt(e("close_p50")),
+                      fmt(e("close_p99")), fmt(e("modifies"), 0),
+                      fmt(e("submits"), 0), fmt(e("wall"), 0)]]))
+
+
 def umemory_section(md, R):
     """Kernel memory per pending userspace timeout."""
     md.append("\n## Kernel memory per pending userspace timeout\n")
@@ -694,6 +715,7 @@ def write_md(R, runs, info, path):
     parts_section(md, R)
     ucost_section(md, R)
     lib_section(md, R)
+    echo_section(md, R)
     umemory_section(md, R)
     lateness_section(md, R)
     idle_section(md, R)

@@ -8,7 +8,7 @@
 # userspace part (the contended-only boots); bench.sh sets them on the line
 # after the #! when it stages this file.
 echo "TAP version 13"
-echo "1..3"
+echo "1..4"
 
 echo "INFO,kernel,$(uname -r)"
 echo "INFO,cpus,$(grep -c ^processor /proc/cpuinfo)"
@@ -53,6 +53,47 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 		/tmp/libbench.out
 fi
 
+# examples/echo_idle on /dev/hwtimer at as many loopback connections as
+# the guest holds (HWTIMER_BENCH_ECHO, default 20000: under the 28,232
+# ephemeral ports, and each end's fds within nr_open): every connection
+# must close by idle timeout, none early, no byte lost.
+echo_idle=$HWTIMER_DIR/bin/echo_idle
+if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$echo_idle" ]; then
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+	n=${HWTIMER_BENCH_ECHO:-20000}
+	t0=$(date +%s)
+	if "$echo_idle" -b device -n "$n" -i 1000 -a 3 >/tmp/echo.out 2>&1; then
+		res=ok
+	else
+		res="not ok"
+	fi
+	secs=$(($(date +%s) - t0))
+	sed 's/^/# /' /tmp/echo.out
+	awk -v secs="$secs" '/^echo_idle: / {
+		n = $0; sub(/.* backend, /, "", n); sub(/ connections.*/, "", n)
+		for (i = 1; i <= NF; i++) {
+			if ($(i + 1) == "closed") closed = $i
+			if ($(i + 1) == "early,") early = $i
+			if ($(i + 1) == "lost;") lost = $i
+			if ($i == "p50") p50 = $(i + 1)
+			if ($i == "p99") p99 = $(i + 1)
+			if ($i == "modifies") mods = $(i - 1)
+			if ($i == "submits,") subs = $(i - 1)
+		}
+		printf "BENCH,echo,closed,hwtimer,%s,%s,conns\n", n, closed
+		printf "BENCH,echo,early,hwtimer,%s,%s,conns\n", n, early
+		printf "BENCH,echo,lost,hwtimer,%s,%s,bytes\n", n, lost
+		printf "BENCH,echo,close_p50,hwtimer,%s,%s,ms\n", n, p50
+		printf "BENCH,echo,close_p99,hwtimer,%s,%s,ms\n", n, p99
+		printf "BENCH,echo,modifies,hwtimer,%s,%s,ops\n", n, mods
+		printf "BENCH,echo,submits,hwtimer,%s,%s,ops\n", n, subs
+		printf "BENCH,echo,wall,hwtimer,%s,%s,s\n", n, secs
+	}' /tmp/echo.out
+	echo "$res 3 examples/echo_idle -b device -n $n"
+else
+	echo "ok 3 examples/echo_idle # SKIP contended-only boot, or not built"
+fi
+
 echo "# default wheel stats after the run:"
 sed 's/^/# /' /sys/kernel/debug/hwtimer/default/stats 2>/dev/null
-echo "ok 3 benchmark finished"
+echo "ok 4 benchmark finished"
