@@ -1393,20 +1393,30 @@ static int xcpu_fn(void *arg)
 
 /*
  * Run @fn on XCPU_THREADS kthreads bound to different online CPUs, one
- * &struct xcpu_thread each (@x, set up by the caller), released together;
- * return when all are done.
+ * &struct xcpu_thread each, released together, on the timeouts @it of a
+ * new per-CPU wheel; @arrived is their barrier count, or NULL. Return
+ * when all are done, with their successful arms and cancels added up.
  */
-static void xcpu_run(struct kunit *test, struct xcpu_thread *x,
-		     int (*fn)(void *))
+static struct hwtimer_wheel *xcpu_run(struct kunit *test, struct item *it,
+				      int (*fn)(void *), atomic_t *arrived,
+				      unsigned long *arms,
+				      unsigned long *cancels)
 {
+	struct core_ctx *ctx = test->priv;
+	struct xcpu_thread x[XCPU_THREADS] = {};
 	struct task_struct *task[XCPU_THREADS];
 	DECLARE_COMPLETION_ONSTACK(go);
+	struct hwtimer_wheel *w;
 	int i, cpu = -1;
 
+	if (num_online_cpus() < XCPU_THREADS)
+		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
 	for (i = 0; i < XCPU_THREADS; i++) {
 		cpu = cpumask_next(cpu, cpu_online_mask);
-		x[i].go = &go;
-		x[i].me = i;
+		x[i] = (struct xcpu_thread){ .w = w, .items = it, .go = &go,
+					     .me = i, .arrived = arrived };
 		init_completion(&x[i].done);
 		task[i] = kthread_create(fn, &x[i], "hwt-xcpu/%d", cpu);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
@@ -1419,7 +1429,10 @@ static void xcpu_run(struct kunit *test, struct xcpu_thread *x,
 		wait_for_completion(&x[i].done);
 		kthread_stop(task[i]);
 		put_task_struct(task[i]);
+		*arms += x[i].arms;
+		*cancels += x[i].cancels;
 	}
+	return w;
 }
 
 /*
@@ -1430,24 +1443,11 @@ static void xcpu_run(struct kunit *test, struct xcpu_thread *x,
  */
 static void core_percpu_race_moves_and_cancels(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct item *it = new_items(test, XCPU_ITEMS);
-	struct xcpu_thread x[XCPU_THREADS] = {};
 	unsigned long arms = 0, cancels = 0, runs = 0;
-	struct hwtimer_wheel *w;
 	int i;
 
-	if (num_online_cpus() < XCPU_THREADS)
-		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
-	ctx->flags = HWTIMER_WHEEL_PERCPU;
-	w = std_wheel(test);
-	for (i = 0; i < XCPU_THREADS; i++)
-		x[i] = (struct xcpu_thread){ .w = w, .items = it };
-	xcpu_run(test, x, xcpu_fn);
-	for (i = 0; i < XCPU_THREADS; i++) {
-		arms += x[i].arms;
-		cancels += x[i].cancels;
-	}
+	xcpu_run(test, it, xcpu_fn, NULL, &arms, &cancels);
 	for (i = 0; i < XCPU_ITEMS; i++)
 		if (hwtimer_cancel_sync(&it[i].tmo) == HWTIMER_CANCELLED)
 			cancels++;
@@ -1504,27 +1504,14 @@ static int lockstep_fn(void *arg)
  */
 static void core_percpu_same_timeout_armed_once(struct kunit *test)
 {
-	struct core_ctx *ctx = test->priv;
 	struct item *it = new_items(test, XCPU_ITEMS);
-	struct xcpu_thread x[XCPU_THREADS] = {};
 	unsigned long arms = 0, cancels = 0;
-	struct hwtimer_stats st;
 	atomic_t arrived = ATOMIC_INIT(0);
 	struct hwtimer_wheel *w;
+	struct hwtimer_stats st;
 	int i;
 
-	if (num_online_cpus() < XCPU_THREADS)
-		kunit_skip(test, "needs %d online CPUs", XCPU_THREADS);
-	ctx->flags = HWTIMER_WHEEL_PERCPU;
-	w = std_wheel(test);
-	for (i = 0; i < XCPU_THREADS; i++)
-		x[i] = (struct xcpu_thread){ .w = w, .items = it,
-					     .arrived = &arrived };
-	xcpu_run(test, x, lockstep_fn);
-	for (i = 0; i < XCPU_THREADS; i++) {
-		arms += x[i].arms;
-		cancels += x[i].cancels;
-	}
+	w = xcpu_run(test, it, lockstep_fn, &arrived, &arms, &cancels);
 	KUNIT_EXPECT_EQ(test, arms, (unsigned long)LOCKSTEP_ROUNDS * XCPU_ITEMS);
 	KUNIT_EXPECT_EQ(test, cancels, arms);
 	hwtimer_wheel_get_stats(w, &st);
