@@ -440,6 +440,38 @@ static void js_sysfs(const char *key, const char *s)
 	}
 }
 
+/* Lateness histogram: one bar per non-empty log2 bucket. */
+static void print_hist(const __u64 *h, const char *indent)
+{
+	static const char bars[] = "########################################";
+	uint64_t max = 0, lo;
+	char a[32], b[32];
+	int i, bar;
+
+	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
+		if (h[i] > max)
+			max = h[i];
+	if (!max) {
+		printf("%slateness: no expiries yet\n", indent);
+		return;
+	}
+	printf("%slateness histogram:\n", indent);
+	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++) {
+		if (!h[i])
+			continue;
+		lo = i ? 1ULL << (i - 1) : 0;
+		bar = (int)((h[i] * 40 + max - 1) / max);
+		if (i == HWTIMER_STATS_LAT_BUCKETS - 1)
+			printf("%s  >= %-10s          %10" PRIu64 " %.*s\n", indent,
+			       fmt_ns(lo, a, sizeof(a)), (uint64_t)h[i], bar, bars);
+		else
+			printf("%s  %10s .. %-10s %10" PRIu64 " %.*s\n", indent,
+			       fmt_ns(lo, a, sizeof(a)),
+			       fmt_ns(i ? 1ULL << i : 0, b, sizeof(b)),
+			       (uint64_t)h[i], bar, bars);
+	}
+}
+
 /* ---- the device ---- */
 
 /* First line of a sysfs file into @buf; false if it cannot be read. */
@@ -580,38 +612,6 @@ static void print_params(void)
 		free(names);
 	if (json)
 		js_end('}');
-}
-
-/* Lateness histogram: one bar per non-empty log2 bucket. */
-static void print_hist(const __u64 *h, const char *indent)
-{
-	static const char bars[] = "########################################";
-	uint64_t max = 0, lo;
-	char a[32], b[32];
-	int i, bar;
-
-	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
-		if (h[i] > max)
-			max = h[i];
-	if (!max) {
-		printf("%slateness: no expiries yet\n", indent);
-		return;
-	}
-	printf("%slateness histogram:\n", indent);
-	for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++) {
-		if (!h[i])
-			continue;
-		lo = i ? 1ULL << (i - 1) : 0;
-		bar = (int)((h[i] * 40 + max - 1) / max);
-		if (i == HWTIMER_STATS_LAT_BUCKETS - 1)
-			printf("%s  >= %-10s          %10" PRIu64 " %.*s\n", indent,
-			       fmt_ns(lo, a, sizeof(a)), (uint64_t)h[i], bar, bars);
-		else
-			printf("%s  %10s .. %-10s %10" PRIu64 " %.*s\n", indent,
-			       fmt_ns(lo, a, sizeof(a)),
-			       fmt_ns(i ? 1ULL << i : 0, b, sizeof(b)),
-			       (uint64_t)h[i], bar, bars);
-	}
 }
 
 /* One wheel's counters: a block of text, or a JSON object named @key. */
