@@ -472,6 +472,115 @@ static void print_hist(const __u64 *h, const char *indent)
 	}
 }
 
+/*
+ * One printer for text and JSON: each piece of output is described once,
+ * by its JSON key and its text, a printf format of its value. With --json
+ * it is a member of the object being written, else its text is printed.
+ * A NULL key leaves a piece out of the JSON, a NULL format out of the text.
+ */
+
+/* Open an object or array named @key, or print its text heading @fmt. */
+static void out_begin(const char *key, char open, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json) {
+		js_begin(key, open);
+	} else if (fmt) {
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* Close what out_begin() opened; the text needs no closing. */
+static void out_end(char close)
+{
+	if (json)
+		js_end(close);
+}
+
+/* Text that has no JSON counterpart. */
+static void out_text(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+static void put_u64(const char *key, const char *fmt, uint64_t v)
+{
+	if (json && key)
+		js_u64(key, v);
+	else if (!json && fmt)
+		printf(fmt, v);
+}
+
+/* A duration: nanoseconds in JSON, "1.234 ms" style in the text. */
+static void put_ns(const char *key, const char *fmt, uint64_t ns)
+{
+	char b[32];
+
+	if (json && key)
+		js_u64(key, ns);
+	else if (!json && fmt)
+		printf(fmt, fmt_ns(ns, b, sizeof(b)));
+}
+
+/* A real number, to one decimal in JSON. */
+static void put_real(const char *key, const char *fmt, double v)
+{
+	if (json && key)
+		js_real(key, v);
+	else if (!json && fmt)
+		printf(fmt, v);
+}
+
+static void put_str(const char *key, const char *fmt, const char *s)
+{
+	if (json && key)
+		js_str(key, s);
+	else if (!json && fmt)
+		printf(fmt, s);
+}
+
+/* One string of an array. */
+static void put_item(const char *fmt, const char *s)
+{
+	if (json)
+		js_str(NULL, s);
+	else
+		printf(fmt, s);
+}
+
+/* A sysfs value named @key, typed in JSON; an aligned line of text. */
+static void put_sysfs(const char *key, const char *s)
+{
+	if (json)
+		js_sysfs(key, s);
+	else
+		printf("  %-18s %s\n", key, s);
+}
+
+/* A lateness histogram: an array of the buckets, or bars in the text. */
+static void put_hist(const char *key, const __u64 *h)
+{
+	int i;
+
+	if (!json) {
+		print_hist(h, "  ");
+	} else if (key) {
+		js_begin(key, '[');
+		for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
+			js_u64(NULL, h[i]);
+		js_end(']');
+	}
+}
+
 /* ---- the device ---- */
 
 /* First line of a sysfs file into @buf; false if it cannot be read. */
@@ -595,59 +704,36 @@ static void print_params(void)
 	int i, n;
 
 	n = scandir(SYSFS_PARAMS, &names, not_hidden, alphasort);
-	if (json)
-		js_begin("params", '{');
-	else
-		printf("module parameters:%s\n", n < 0 ? " not readable" : "");
+	out_begin("params", '{', "module parameters:%s\n",
+		  n < 0 ? " not readable" : "");
 	for (i = 0; i < n; i++) {
-		if (read_param(names[i]->d_name, v, sizeof(v))) {
-			if (json)
-				js_sysfs(names[i]->d_name, v);
-			else
-				printf("  %-18s %s\n", names[i]->d_name, v);
-		}
+		if (read_param(names[i]->d_name, v, sizeof(v)))
+			put_sysfs(names[i]->d_name, v);
 		free(names[i]);
 	}
 	if (n >= 0)
 		free(names);
-	if (json)
-		js_end('}');
+	out_end('}');
 }
 
-/* One wheel's counters: a block of text, or a JSON object named @key. */
+/* One wheel's counters: a block of text headed @title, or object @key. */
 static void print_wheel(const char *key, const char *title,
 			const struct hwtimer_stats_req *st)
 {
-	char b[32];
-	int i;
-
-	if (json) {
-		js_begin(key, '{');
-		js_u64("tick_ns", st->tick_ns);
-		js_u64("pending", st->pending);
-		js_u64("armed", st->armed);
-		js_u64("fired", st->fired);
-		js_u64("cancelled", st->cancelled);
-		js_u64("rejected", st->rejected);
-		js_u64("hrtimer_fires", st->hrtimer_fires);
-		js_u64("max_lateness_ns", st->max_lateness_ns);
-		js_begin("lateness_log2", '[');
-		for (i = 0; i < HWTIMER_STATS_LAT_BUCKETS; i++)
-			js_u64(NULL, st->lateness[i]);
-		js_end(']');
-		js_end('}');
-		return;
-	}
-	printf("%s wheel:\n", title);
-	printf("  tick             %s\n", fmt_ns(st->tick_ns, b, sizeof(b)));
-	printf("  pending          %" PRIu64 "\n", (uint64_t)st->pending);
-	printf("  armed            %" PRIu64 "\n", (uint64_t)st->armed);
-	printf("  fired            %" PRIu64 "\n", (uint64_t)st->fired);
-	printf("  cancelled        %" PRIu64 "\n", (uint64_t)st->cancelled);
-	printf("  rejected         %" PRIu64 "\n", (uint64_t)st->rejected);
-	printf("  hrtimer fires    %" PRIu64 "\n", (uint64_t)st->hrtimer_fires);
-	printf("  max lateness     %s\n", fmt_ns(st->max_lateness_ns, b, sizeof(b)));
-	print_hist(st->lateness, "  ");
+	out_begin(key, '{', "%s wheel:\n", title);
+	put_ns("tick_ns", "  tick             %s\n", st->tick_ns);
+	put_u64("pending", "  pending          %" PRIu64 "\n", st->pending);
+	put_u64("armed", "  armed            %" PRIu64 "\n", st->armed);
+	put_u64("fired", "  fired            %" PRIu64 "\n", st->fired);
+	put_u64("cancelled", "  cancelled        %" PRIu64 "\n",
+		st->cancelled);
+	put_u64("rejected", "  rejected         %" PRIu64 "\n", st->rejected);
+	put_u64("hrtimer_fires", "  hrtimer fires    %" PRIu64 "\n",
+		st->hrtimer_fires);
+	put_ns("max_lateness_ns", "  max lateness     %s\n",
+	       st->max_lateness_ns);
+	put_hist("lateness_log2", st->lateness);
+	out_end('}');
 }
 
 static void print_info(const struct hwtimer_api *api, const char *version,
@@ -656,38 +742,27 @@ static void print_info(const struct hwtimer_api *api, const char *version,
 {
 	unsigned int i;
 
-	if (json) {
-		js_begin(NULL, '{');
-		js_str("device", dev_path);
-		js_str("module_version", version);
-		js_u64("api", api->api);
-		js_begin("features", '[');
-		for (i = 0; i < ARRAY_SIZE(feature_names); i++)
-			if (api->features & (1ULL << i))
-				js_str(NULL, feature_names[i]);
-		js_end(']');
-		js_u64("ioctls", api->ioctls);
-		js_u64("tick_ns", api->tick_ns);
-		js_u64("max_pending", api->max_pending);
-		js_u64("event_size", api->event_size);
-		print_params();
-		print_wheel("monotonic", NULL, mono);
-		print_wheel("boottime", NULL, boot);
-		js_end('}');
-		return;
-	}
-	printf("%s: module %s, API %" PRIu64 ", event record %u bytes\n",
-	       dev_path, version, (uint64_t)api->api, api->event_size);
-	printf("features:");
+	out_begin(NULL, '{', NULL);
+	put_str("device", "%s: ", dev_path);
+	put_str("module_version", "module %s, ", version);
+	put_u64("api", "API %" PRIu64, api->api);
+	/* The text gives the record's size here, JSON at the end. */
+	put_u64(NULL, ", event record %" PRIu64 " bytes\n", api->event_size);
+	out_begin("features", '[', "features:");
 	for (i = 0; i < ARRAY_SIZE(feature_names); i++)
 		if (api->features & (1ULL << i))
-			printf(" %s", feature_names[i]);
-	printf("\nioctls:   %#" PRIx64 "\n", (uint64_t)api->ioctls);
-	printf("per-open cap: %" PRIu64 " timeouts; minimum period one tick\n",
-	       (uint64_t)api->max_pending);
+			put_item(" %s", feature_names[i]);
+	out_end(']');
+	put_u64("ioctls", "\nioctls:   %#" PRIx64 "\n", api->ioctls);
+	put_u64("tick_ns", NULL, api->tick_ns);
+	put_u64("max_pending",
+		"per-open cap: %" PRIu64 " timeouts; minimum period one tick\n",
+		api->max_pending);
+	put_u64("event_size", NULL, api->event_size);
 	print_params();
-	print_wheel(NULL, "CLOCK_MONOTONIC", mono);
-	print_wheel(NULL, "CLOCK_BOOTTIME", boot);
+	print_wheel("monotonic", "CLOCK_MONOTONIC", mono);
+	print_wheel("boottime", "CLOCK_BOOTTIME", boot);
+	out_end('}');
 }
 
 static int cmd_info(int argc, char **argv)
@@ -801,40 +876,43 @@ static void arm_parse(int argc, char **argv, struct arm_args *a)
 	free(cancel);
 }
 
+/*
+ * Start the line of @event for timeout @i (from 0) of arm, whose id the
+ * text shows in @id_fmt when that is not NULL.
+ */
+static void begin_event(const char *event, int i, const char *id_fmt,
+			uint64_t id)
+{
+	out_begin(NULL, '{', NULL);
+	put_str("event", "%-9s", event);
+	put_u64("n", "#%" PRIu64, i + 1);
+	put_u64("id", id_fmt, id);
+}
+
+static void end_event(void)
+{
+	out_text("\n");
+	out_end('}');
+}
+
 static void print_armed(int i, uint64_t id, uint64_t after, uint64_t every)
 {
-	char a[32], b[32];
-
-	if (json) {
-		js_begin(NULL, '{');
-		js_str("event", "armed");
-		js_u64("n", i + 1);
-		js_u64("id", id);
-		js_u64("after_ns", after);
-		js_u64("period_ns", every);
-		js_end('}');
-		return;
-	}
-	printf("armed    #%d  id %#" PRIx64 "  in %s%s%s\n", i + 1, id,
-	       fmt_ns(after, a, sizeof(a)), every ? ", every " : "",
-	       every ? fmt_ns(every, b, sizeof(b)) : "");
+	begin_event("armed", i, "  id %#" PRIx64, id);
+	put_ns("after_ns", "  in %s", after);
+	put_ns("period_ns", every ? ", every %s" : NULL, every);
+	end_event();
 }
 
 static void print_cancelled(int i, uint64_t id, uint32_t result)
 {
 	bool stopped = result == HWTIMER_RESULT_CANCELLED;
 
-	if (json) {
-		js_begin(NULL, '{');
-		js_str("event", "cancel");
-		js_u64("n", i + 1);
-		js_u64("id", id);
-		js_str("result", stopped ? "cancelled" : "fired");
-		js_end('}');
-		return;
-	}
-	printf("cancel   #%d  id %#" PRIx64 "  -> %s\n", i + 1, id,
-	       stopped ? "cancelled before firing" : "already fired");
+	begin_event("cancel", i, "  id %#" PRIx64, id);
+	/* JSON names the outcome, the text says what it means. */
+	put_str("result", NULL, stopped ? "cancelled" : "fired");
+	out_text("  -> %s",
+		 stopped ? "cancelled before firing" : "already fired");
+	end_event();
 }
 
 /*
@@ -847,30 +925,22 @@ static void print_fired(int i, const struct hwtimer_event *ev, uint64_t t0,
 			uint64_t rd)
 {
 	uint64_t late = ev->fire_ns - ev->deadline_ns;
-	char a[32], b[32], d[32];
+	uint64_t at = ev->fire_ns - t0, read = rd - t0;
 
-	if (json) {
-		js_begin(NULL, '{');
-		js_str("event", "fired");
-		js_u64("n", i + 1);
-		js_u64("id", ev->id);
-		js_u64("deadline_ns", ev->deadline_ns);
-		js_u64("fire_ns", ev->fire_ns);
-		js_u64("late_ns", late);
-		js_u64("delivered_ns", rd - ev->deadline_ns);
-		js_u64("overruns", ev->overruns);
-		js_u64("due_ns", ev->deadline_ns - t0);
-		js_u64("at_ns", ev->fire_ns - t0);
-		js_u64("read_ns", rd - t0);
-		js_end('}');
-		return;
-	}
-	printf("fired    #%d  at +%s  late %s  read +%s", i + 1,
-	       fmt_ns(ev->fire_ns - t0, a, sizeof(a)), fmt_ns(late, b, sizeof(b)),
-	       fmt_ns(rd - t0, d, sizeof(d)));
-	if (ev->overruns)
-		printf("  (+%" PRIu64 " overruns)", (uint64_t)ev->overruns);
-	putchar('\n');
+	begin_event("fired", i, NULL, ev->id);
+	put_u64("deadline_ns", NULL, ev->deadline_ns);
+	put_u64("fire_ns", NULL, ev->fire_ns);
+	/* The text has "at" and "read" around "late", JSON has them last. */
+	put_ns(NULL, "  at +%s", at);
+	put_ns("late_ns", "  late %s", late);
+	put_ns(NULL, "  read +%s", read);
+	put_u64("delivered_ns", NULL, rd - ev->deadline_ns);
+	put_u64("overruns", ev->overruns ? "  (+%" PRIu64 " overruns)" : NULL,
+		ev->overruns);
+	put_u64("due_ns", NULL, ev->deadline_ns - t0);
+	put_u64("at_ns", NULL, at);
+	put_u64("read_ns", NULL, read);
+	end_event();
 }
 
 /* Arm every timeout of @a on @h; exits on failure. */
@@ -1114,34 +1184,30 @@ static void print_batch(const struct batch_args *a,
 	uint64_t arm_ns = res->armed - res->t0, drain_ns = res->drained - from;
 	double arm_rate = a->n * 1e9 / (double)(arm_ns ?: 1);
 	double ev_rate = a->n * 1e9 / (double)(drain_ns ?: 1);
-	char x[32], y[32];
+	double avg_late = res->sum_late / a->n;
 
-	if (json) {
-		js_begin(NULL, '{');
-		js_u64("n", a->n);
-		js_u64("chunk", a->chunk);
-		js_u64("arm_ns", arm_ns);
-		js_real("arm_per_sec", arm_rate);
-		js_u64("drain_ns", drain_ns);
-		js_real("events_per_sec", ev_rate);
-		js_u64("max_late_ns", res->max_late);
-		js_real("avg_late_ns", res->sum_late / a->n);
-		js_end('}');
-		return;
-	}
-	printf("batch: armed %" PRIu64 " timeouts in %s, %" PRIu64
-	       " ops per BATCH call: %.0f arms/s\n", a->n,
-	       fmt_ns(arm_ns, x, sizeof(x)), a->chunk, arm_rate);
-	printf("batch: deadlines over %s from +%s; all %" PRIu64
-	       " read %s after the first was due\n", fmt_ns(a->spread, x, sizeof(x)),
-	       fmt_ns(a->at, y, sizeof(y)), a->n, fmt_ns(drain_ns, x, sizeof(x)));
+	out_begin(NULL, '{', NULL);
+	put_u64("n", "batch: armed %" PRIu64 " timeouts in ", a->n);
+	/* JSON has the chunk before the time, the text after. */
+	put_u64("chunk", NULL, a->chunk);
+	put_ns("arm_ns", "%s, ", arm_ns);
+	put_u64(NULL, "%" PRIu64 " ops per BATCH call: ", a->chunk);
+	put_real("arm_per_sec", "%.0f arms/s\n", arm_rate);
+	put_ns(NULL, "batch: deadlines over %s", a->spread);
+	put_ns(NULL, " from +%s", a->at);
+	put_u64(NULL, "; all %" PRIu64 " read ", a->n);
+	put_u64("drain_ns", NULL, drain_ns);
+	put_ns(NULL, "%s after the first was due\n", a->spread);
 	if (res->armed > base)
-		printf("batch: note: arming outlasted --at by %s, so those deadlines\n"
+		put_ns(NULL, "batch: note: arming outlasted --at by %s, so those deadlines\n"
 		       "       had passed when armed; use a larger --at\n",
-		       fmt_ns(res->armed - base, x, sizeof(x)));
-	printf("batch: %.0f events/s read; lateness max %s, mean %s\n", ev_rate,
-	       fmt_ns(res->max_late, x, sizeof(x)),
-	       fmt_ns((uint64_t)(res->sum_late / a->n), y, sizeof(y)));
+		       res->armed - base);
+	put_real("events_per_sec", "batch: %.0f events/s read; ", ev_rate);
+	put_ns("max_late_ns", "lateness max %s, ", res->max_late);
+	/* A mean to a tenth of a nanosecond in JSON, as a duration in text. */
+	put_real("avg_late_ns", NULL, avg_late);
+	put_ns(NULL, "mean %s\n", (uint64_t)avg_late);
+	out_end('}');
 }
 
 static int cmd_batch(int argc, char **argv)
@@ -1225,27 +1291,27 @@ static void print_sample(const struct watch_args *a, uint64_t k, uint64_t t,
 	double armed = k ? (st->armed - prev->armed) * 1e9 / (t - tprev) : 0;
 	char b[32];
 
-	if (json) {
-		js_begin(NULL, '{');
-		js_u64("sample", k);
-		js_u64("t_ns", t);
+	out_begin(NULL, '{', NULL);
+	put_u64("sample", NULL, k);
+	put_u64("t_ns", NULL, t);
+	/* JSON has the whole wheel, the text a line of its main counters. */
+	if (json)
 		print_wheel("wheel", NULL, st);
-		if (k) {
-			js_real("fired_per_sec", fired);
-			js_real("armed_per_sec", armed);
-		}
-		js_end('}');
-		return;
+	else
+		printf("%s wheel: pending %" PRIu64 "  armed %" PRIu64
+		       "  fired %" PRIu64 "  cancelled %" PRIu64
+		       "  rejected %" PRIu64 "  max late %s\n",
+		       a->clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
+		       (uint64_t)st->pending, (uint64_t)st->armed,
+		       (uint64_t)st->fired, (uint64_t)st->cancelled,
+		       (uint64_t)st->rejected,
+		       fmt_ns(st->max_lateness_ns, b, sizeof(b)));
+	if (k) {
+		put_real("fired_per_sec", "  rates: %.1f fired/s", fired);
+		put_real("armed_per_sec", ", %.1f armed/s\n", armed);
 	}
-	printf("%s wheel: pending %" PRIu64 "  armed %" PRIu64 "  fired %" PRIu64
-	       "  cancelled %" PRIu64 "  rejected %" PRIu64 "  max late %s\n",
-	       a->clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
-	       (uint64_t)st->pending, (uint64_t)st->armed, (uint64_t)st->fired,
-	       (uint64_t)st->cancelled, (uint64_t)st->rejected,
-	       fmt_ns(st->max_lateness_ns, b, sizeof(b)));
-	if (k)
-		printf("  rates: %.1f fired/s, %.1f armed/s\n", fired, armed);
-	print_hist(st->lateness, "  ");
+	put_hist(NULL, st->lateness);
+	out_end('}');
 }
 
 static int cmd_watch(int argc, char **argv)
@@ -1482,23 +1548,20 @@ static int print_version(void)
 	bool opened = h;
 
 	hwtimer_close(h);
-	if (json) {
-		js_begin(NULL, '{');
-		js_str("hwtimerctl", CTL_VERSION);
-		js_u64("api", HWTIMER_API);
-		if (have_mod)
-			js_str("module", mod);
-		if (opened)
-			js_u64("module_api", HWTIMER_API);
-		js_end('}');
-		return 0;
+	out_begin(NULL, '{', NULL);
+	put_str("hwtimerctl", "hwtimerctl %s", CTL_VERSION);
+	put_u64("api", " (ABI %" PRIu64 ")\n", HWTIMER_API);
+	/* The text names a module it did not find when it opened a device. */
+	if (have_mod || opened)
+		put_str(have_mod ? "module" : NULL, "hwtimer module %s",
+			have_mod ? mod : "unknown");
+	if (opened) {
+		put_u64("module_api", " (ABI %" PRIu64 ", ", HWTIMER_API);
+		out_text("%s)\n", dev_path);
+	} else if (have_mod) {
+		out_text(" (%s)\n", hwtimer_open_error());
 	}
-	printf("hwtimerctl %s (ABI %d)\n", CTL_VERSION, HWTIMER_API);
-	if (opened)
-		printf("hwtimer module %s (ABI %d, %s)\n",
-		       have_mod ? mod : "unknown", HWTIMER_API, dev_path);
-	else if (have_mod)
-		printf("hwtimer module %s (%s)\n", mod, hwtimer_open_error());
+	out_end('}');
 	return 0;
 }
 
