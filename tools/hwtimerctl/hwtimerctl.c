@@ -1196,8 +1196,7 @@ static void print_batch(const struct batch_args *a,
 	put_ns(NULL, "batch: deadlines over %s", a->spread);
 	put_ns(NULL, " from +%s", a->at);
 	put_u64(NULL, "; all %" PRIu64 " read ", a->n);
-	put_u64("drain_ns", NULL, drain_ns);
-	put_ns(NULL, "%s after the first was due\n", a->spread);
+	put_ns("drain_ns", "%s after the first was due\n", drain_ns);
 	if (res->armed > base)
 		put_ns(NULL, "batch: note: arming outlasted --at by %s, so those deadlines\n"
 		       "       had passed when armed; use a larger --at\n",
