@@ -128,8 +128,9 @@ on_exit() {
 	exit 1
 }
 
-main() {
-	# One make check per work tree at a time: both would rewrite build/.
+# lock_check_dir: one make check per work tree at a time (both would
+# rewrite build/); start build/check/ afresh; install missing packages.
+lock_check_dir() {
 	mkdir -p "$TOP/build"
 	exec 9>"$TOP/build/.check.lock"
 	flock -n 9 || {
@@ -141,14 +142,14 @@ main() {
 	trap on_exit EXIT
 	say "installing missing packages (if any)"
 	"$VM_DIR/deps.sh"
+}
 
-	local dbg="" stock="" kdbg=0 kstock=0
-	# Debug kernels: debug (6.1, debug.config) and debug-rt (6.12
-	# PREEMPT_RT, debug-rt.config). The hooks see debugs (names built) and
-	# debug_dir[name] (kernel build directory); dbg/kdbg are debug's.
+# build_debug: the debug kernels (debug: 6.1, debug.config; debug-rt: 6.12
+# PREEMPT_RT, debug-rt.config) and the modules for each. Fills main's
+# debugs (names built), debug_dir[name] (kernel build directory) and
+# dbg/kdbg (debug's).
+build_debug() {
 	local d kd
-	declare -A debug_dir=()
-	local debugs=()
 	mkdir -p "$HWTIMER_CACHE"
 	for d in $DEBUG_KERNELS; do
 		kd=$(debug_kernel_dir "$VM_DIR/$d.config")
@@ -174,12 +175,13 @@ main() {
 			kdbg=1
 		fi
 	done
-	# Debian 12's kernels: stock (6.1), stock-6.12, stock-rt. The hooks
-	# below see stocks (names built), stock_rel[name] (release) and, for
-	# 6.1, the older stock/kstock pair.
+}
+
+# build_stock: the modules for Debian 12's kernels (stock: 6.1, stock-6.12,
+# stock-rt). Fills main's stocks (names built), stock_rel[name] (release)
+# and, for 6.1, stock/kstock.
+build_stock() {
 	local f name rel
-	declare -A stock_rel=()
-	local stocks=()
 	for f in $STOCK_KERNELS; do
 		name=stock
 		[ "$f" = 6.1 ] || name=stock-$f
@@ -195,40 +197,53 @@ main() {
 			kstock=1
 		fi
 	done
-	build_tools
-	run_wheel_model
-	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
-	# scope (CHECK, TOP, RESULTS, debugs, debug_dir, dbg, kdbg, stocks,
-	# stock_rel, stock, kstock, say, fail_step) to add build steps and host tests before
-	# the VMs boot.
-	local hook
-	for hook in "$TOP"/tools/*/check-hook.sh; do
-		[ -f "$hook" ] || continue
-		# shellcheck disable=SC1090
-		. "$hook"
-	done
+}
 
+# run_vms: boot every kernel built. The debug ones are fully preemptive.
+# The stock ones are what users run, made as strict as it goes: full
+# preemption opens every unlock-then-touch window (PREEMPT_RT is
+# preemptible already), and slub_debug poisons freed timers so a
+# use-after-free returns 0x6b.. instead of stale data.
+run_vms() {
+	local d name conf append
 	for d in "${debugs[@]}"; do
-		local conf=""
+		conf=""
 		[ "$d" = debug-rt ] && conf=$SHORT_STRESS
 		HWTIMER_STRESS_CONF=$conf run_vm "$d" \
 			"${debug_dir[$d]}/arch/x86/boot/bzImage" \
 			"$TOP/build/mod-$d" "$VM_BOUND_DEBUG" "$FRAG_BOUND_DEBUG"
 	done
-	# What users run, made as strict as it goes: full preemption opens
-	# every unlock-then-touch window (PREEMPT_RT is preemptible already),
-	# and slub_debug poisons freed timers so a use-after-free returns
-	# 0x6b.. instead of stale data.
 	for name in "${stocks[@]}"; do
-		local append="slub_debug=FZP,hwt_timer,hwt_ptimer"
+		append="slub_debug=FZP,hwt_timer,hwt_ptimer"
 		[ "$name" = stock-rt ] || append="preempt=full $append"
-		local conf=""
+		conf=""
 		[ "$name" = stock-6.12 ] && conf=$SHORT_STRESS
 		HWTIMER_APPEND=$append HWTIMER_STRESS_CONF=$conf \
 			run_vm "$name" "/boot/vmlinuz-${stock_rel[$name]}" \
 			"$TOP/build/mod-$name" "$VM_BOUND_STOCK" "$FRAG_BOUND_STOCK"
 	done
+}
 
+main() {
+	lock_check_dir
+	# What the build steps fill in and the hooks below read.
+	local dbg="" stock="" kdbg=0 kstock=0 hook
+	declare -A debug_dir=() stock_rel=()
+	local debugs=() stocks=()
+	build_debug
+	build_stock
+	build_tools
+	run_wheel_model
+	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
+	# scope (CHECK, TOP, RESULTS, debugs, debug_dir, dbg, kdbg, stocks,
+	# stock_rel, stock, kstock, say, fail_step) to add build steps and host
+	# tests before the VMs boot.
+	for hook in "$TOP"/tools/*/check-hook.sh; do
+		[ -f "$hook" ] || continue
+		# shellcheck disable=SC1090
+		. "$hook"
+	done
+	run_vms
 	say "logs and TAP/KTAP extracts are in build/check/"
 	python3 "$RESULTS" total "$CHECK"
 }
