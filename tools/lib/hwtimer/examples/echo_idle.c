@@ -16,8 +16,9 @@
  * loop pass), and the queue is submitted once per pass: one BATCH ioctl
  * for all the connections that spoke. An expiry closes its connection
  * unless bytes came after the timeout was last moved (its modify met the
- * expiry on the way): then it is armed again for the rest of the idle
- * time.
+ * expiry on the way), or bytes wait unread (a loaded loop reached the
+ * expiry first): then it is armed again, for the rest of the idle time
+ * or for a whole one.
  *
  * Client: opens CONNS connections (default 10000); on a random half of
  * them it sends one byte at a time for ACTIVE_S seconds, each byte at a
@@ -203,6 +204,14 @@ static void srv_read(struct server *s, int fd)
 	s->st.modifies++;
 }
 
+/* Are bytes waiting in @fd's receive queue? */
+static bool unread(int fd)
+{
+	char b;
+
+	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 /* Take every expiry: close idle connections, re-arm those that spoke. */
 static void srv_expiries(struct server *s)
 {
@@ -218,7 +227,11 @@ static void srv_expiries(struct server *s)
 		if (!c->alive || c->gen != ev->cookie >> 32 || c->id != ev->id)
 			continue;
 		now = now_ns();
-		if (now - c->last >= s->idle_ns) {
+		if (unread(fd)) {
+			/* Bytes this loop has not read yet: not idle. */
+			s->st.rearms++;
+			srv_arm(s, fd, now + s->idle_ns);
+		} else if (now - c->last >= s->idle_ns) {
 			s->st.idle_closes++;
 			srv_close(s, fd, false);
 		} else {
