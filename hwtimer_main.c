@@ -1199,26 +1199,22 @@ static unsigned int lat_bucket(u64 late)
 }
 
 /*
- * Re-arm periodic @t, whose callback just returned, for the first period
- * boundary after now; the boundaries skipped on the way are the next
- * run's overruns. @t keeps the limit place its run held.
- * Return: false if the next deadline overflows. Caller holds b->lock.
+ * The next deadline of periodic @t, whose callback just returned: the
+ * first period boundary after now, in @next; the boundaries skipped on the
+ * way, which are the next run's overruns, in @skipped. Changes nothing.
+ * Return: false if the next deadline overflows.
  */
-static bool rearm_periodic(struct hwtimer_base *b, struct hwtimer_timeout *t)
+static bool next_period(struct hwtimer_base *b,
+			const struct hwtimer_timeout *t, u64 *next,
+			u64 *skipped)
 {
 	u64 deadline = hwtimer_deadline(t), now = wheel_now(b->w);
-	u64 k = 1, step, next;
+	u64 step;
 
-	lockdep_assert_held(&b->lock);
-	if (now >= deadline)
-		k += div64_u64(now - deadline, t->period_ns);
-	if (check_mul_overflow(k, t->period_ns, &step) ||
-	    check_add_overflow(deadline, step, &next))
-		return false;
-	state_clear(t, HWT_RUNNING | HWT_WORKER);
-	enqueue(b, t, next);
-	set_carry(t, min_t(u64, k - 1, U32_MAX));
-	return true;
+	*skipped = now >= deadline ?
+		div64_u64(now - deadline, t->period_ns) : 0;
+	return !check_mul_overflow(*skipped + 1, t->period_ns, &step) &&
+	       !check_add_overflow(deadline, step, next);
 }
 
 /*
@@ -1241,6 +1237,7 @@ static bool finish_locked(struct hwtimer_worker *wk)
 {
 	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t = wk->cur;
+	u64 next, skipped;
 
 	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(wk->cur, NULL);
@@ -1253,11 +1250,14 @@ static bool finish_locked(struct hwtimer_worker *wk)
 		wk->parked = NULL;
 	} else if (wk->rearmed) {
 		state_clear(t, HWT_RUNNING | HWT_WORKER);
-	} else if (wk->held && !b->stopped) {
-		/* Periodic: queued again for its next period, if it has one. */
-		if (!rearm_periodic(b, t))
-			drop_run(wk);
+	} else if (wk->held && !b->stopped &&
+		   next_period(b, t, &next, &skipped)) {
+		/* Periodic: queued again, keeping its run's limit place. */
+		state_clear(t, HWT_RUNNING | HWT_WORKER);
+		enqueue(b, t, next);
+		set_carry(t, min_t(u64, skipped, U32_MAX));
 	} else {
+		/* A one-shot, a stopped wheel, or no next period: done. */
 		drop_run(wk);
 	}
 	wk->held = false;
