@@ -13,21 +13,26 @@
  *   hrtimer (hard irq)              worker kthreads
  *   ------------------              ---------------
  *   count, set kicked, wake a  ->   the woken worker advances the wheel
- *   worker not in a callback        to now, moves what is due onto the
- *                                   ready list, re-arms the hrtimer to the
- *                                   next occupied tick and wakes as many
- *                                   more workers as there is work; each
- *                                   takes timeouts off the ready list, runs
- *                                   their callbacks, re-arms periodic ones
+ *   worker not in a callback,       to now, moves what is due onto the
+ *   unless one that is has          ready list, re-arms the hrtimer to the
+ *   been in it for less than        next occupied tick, takes timeouts off
+ *   a tick (it collects when        the ready list one by one and runs
+ *   it returns)                     their callbacks, re-arms periodic ones
  *
  * The hrtimer is absolute and tickless: it is armed to the next occupied
  * tick only and moved earlier when an earlier timeout arrives. When the
  * last timeout is cancelled it is left to fire once for nothing, so an
  * arm and cancel on an idle wheel cost no hrtimer start and stop. Its
  * callback does O(workers) work and wakes one thread: like timerfd,
- * nothing is collected or re-armed in interrupt context, so a tiny period
- * cannot keep a CPU in hard irq (periods shorter than a tick are refused
- * anyway).
+ * nothing is collected in interrupt context, so a tiny period cannot keep
+ * a CPU in hard irq (periods shorter than a tick are refused anyway).
+ *
+ * One worker drains the ready list while its callbacks are short: two
+ * workers taking turns on one list and one lock cost more per expiry than
+ * one alone. While timeouts wait on the ready list, the hrtimer is armed
+ * to come back when the running callback turns a tick old; then it wakes
+ * the next worker, so a callback that sleeps holds the others up for at
+ * most a tick.
  *
  * A timeout's state lives under its base's raw spinlock:
  *
@@ -141,9 +146,10 @@ struct hwtimer_base;
  * @held: @cur is periodic and keeps its place in the wheel's limit
  *	(max_pending) until it is re-armed or cancelled
  * @parked: @cur expired again during this run; queued when it returns
+ * @run_start: when @cur was taken, on the wheel's clock
  *
  * Every field but @b and @task is under the base's lock; @seq and @cur are
- * also read locklessly, by waiters and by the hrtimer choosing a worker.
+ * also read locklessly, by waiters.
  */
 struct hwtimer_worker {
 	struct hwtimer_base *b;
@@ -156,6 +162,7 @@ struct hwtimer_worker {
 	bool rearmed;
 	bool held;
 	struct hwtimer_timeout *parked;
+	u64 run_start;
 };
 
 /**
@@ -170,7 +177,7 @@ struct hwtimer_worker {
  * @stopped: hwtimer_wheel_stop() was called: arms are refused
  * @dead: hwtimer_wheel_destroy() was called: the id matches nothing
  * @kicked: the hrtimer fired, or due timeouts are left, since a worker
- *	last advanced the wheel; written by the hrtimer without the lock
+ *	last advanced the wheel; read by idle workers without the lock
  * @nrunning: callbacks running now
  * @stats: counters; pending and hrtimer_fires are filled in on read
  * @pins: owner modules pinned for many timeouts at once
@@ -724,7 +731,10 @@ static struct hwtimer_base *claim(struct hwtimer_wheel *w,
 				return old;
 		}
 		raw_spin_lock_irqsave(&b->lock, *flags);
-		id = cmpxchg64(&t->wheel_id, 0, b->id) ?: b->id;
+		/* Bound here stays so under b->lock: no atomic needed. */
+		id = READ_ONCE(t->wheel_id);
+		if (id != b->id)
+			id = cmpxchg64(&t->wheel_id, 0, b->id) ?: b->id;
 		if (id == b->id)
 			break;
 		/* Bound to another base since: start over from there. */
@@ -1123,25 +1133,59 @@ struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list)
 EXPORT_SYMBOL_GPL(hwtimer_unprocessed_pop);
 
 /*
- * Hard irq: count, flag, wake a worker that is not in a callback (or the
- * first one when all are). Never re-arms itself.
+ * The worker the hrtimer wakes, or NULL: the first that is not in a
+ * callback, looking past those whose callback has run for a tick or more
+ * (it may sleep for long). None when a callback is younger than a tick:
+ * that worker collects when it returns, and @back says when to look
+ * again if a worker after it could take over. Caller holds b->lock.
+ */
+static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
+					     u64 *back)
+{
+	struct hwtimer_worker *wk, *end = b->workers + b->nworkers;
+	u64 tick = b->w->tick_ns;
+
+	for (wk = b->workers; wk < end; wk++) {
+		if (!wk->cur)
+			return wk;
+		if (now < wk->run_start + tick) {
+			if (wk + 1 < end)
+				*back = wk->run_start + tick;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Hard irq: count, flag, wake the worker that collects. When it wakes
+ * none while another could take over, it comes back when the running
+ * callback turns a tick old. O(workers).
  */
 static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 {
 	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
-	struct hwtimer_worker *wk = b->workers;
-	unsigned int i;
+	u64 now = ktime_to_ns(hrtimer_cb_get_time(hrt)), back = U64_MAX;
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct hwtimer_worker *wk;
 
+	raw_spin_lock(&b->lock);
 	atomic64_inc(&b->hrt_fires);
 	WRITE_ONCE(b->kicked, true);
-	for (i = 0; i < b->nworkers; i++) {
-		if (!READ_ONCE(b->workers[i].cur)) {
-			wk = &b->workers[i];
-			break;
+	wk = worker_to_wake(b, now, &back);
+	/* Started again while this ran: hrt_next already says when. */
+	if (!hrtimer_is_queued(hrt)) {
+		b->hrt_next = U64_MAX;
+		if (back != U64_MAX && !b->stopped) {
+			hrtimer_set_expires(hrt, ns_to_ktime(back));
+			b->hrt_next = back;
+			ret = HRTIMER_RESTART;
 		}
 	}
-	wake_up_process(wk->task);
-	return HRTIMER_NORESTART;
+	raw_spin_unlock(&b->lock);
+	if (wk)
+		wake_up_process(wk->task);
+	return ret;
 }
 
 /*
@@ -1161,15 +1205,28 @@ static int cmp_deadline(void *priv, const struct list_head *a,
 	return ea->expires_ns > eb->expires_ns;
 }
 
+/* Is @list in deadline order already? As it is when all share one. */
+static bool in_deadline_order(const struct list_head *list)
+{
+	const struct hwtimer_wc_entry *e, *prev = NULL;
+
+	list_for_each_entry(e, list, node) {
+		if (prev && prev->expires_ns > e->expires_ns)
+			return false;
+		prev = e;
+	}
+	return true;
+}
+
 /*
  * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
  * what is due ready in deadline order (a slot collected from a higher
  * level holds several ticks' entries in arming order). While due entries
  * are left, @b stays kicked for the next worker to come by; once none
- * are, the hrtimer is re-armed to the next occupied tick.
- * Return: entries made ready. Caller holds b->lock.
+ * are, the hrtimer is re-armed to the next occupied tick. Caller holds
+ * b->lock.
  */
-static u64 collect_locked(struct hwtimer_base *b)
+static void collect_locked(struct hwtimer_base *b)
 {
 	LIST_HEAD(due);
 	u64 n, tick;
@@ -1179,7 +1236,7 @@ static u64 collect_locked(struct hwtimer_base *b)
 	b->hrt_next = U64_MAX;
 	n = hwtimer_wc_advance_max(&b->wc, wheel_now(b->w), &due,
 				   HWTIMER_ADVANCE_BATCH);
-	if (n > 1)
+	if (n > 1 && !in_deadline_order(&due))
 		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &b->ready);
 	if (hwtimer_wc_next_expiry(&b->wc, &tick)) {
@@ -1189,7 +1246,6 @@ static u64 collect_locked(struct hwtimer_base *b)
 		else
 			program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
 	}
-	return n;
 }
 
 /* Lateness bucket: 0 for on time, else fls64, capped at the last bucket. */
@@ -1296,6 +1352,11 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 	b->npending--;
 	WRITE_ONCE(b->nrunning, b->nrunning + 1);
 	WRITE_ONCE(wk->cur, t);
+	now = wheel_now(b->w);
+	wk->run_start = now;
+	/* More wait: if this callback sleeps, the hrtimer wakes another. */
+	if (b->nworkers > 1 && (!list_empty(&b->ready) || b->kicked))
+		program(b, now + b->w->tick_ns);
 	wk->owner = t->owner;
 	wk->period = t->period_ns;
 	wk->rearmed = false;
@@ -1303,7 +1364,6 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 	wk->held = t->period_ns != 0;
 	if (!wk->held)
 		live_put(b->w);
-	now = wheel_now(b->w);
 	late = now > hwtimer_deadline(t) ? now - hwtimer_deadline(t) : 0;
 	wk->overruns = t->period_ns ? carry_of(t) : 0;
 	set_carry(t, 0);
@@ -1318,8 +1378,7 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 
 /*
  * In one hold of the base lock: finish the callback @wk ran last, collect
- * what came due if the hrtimer fired, take the next ready timeout. Wakes
- * other workers for the rest of what was collected.
+ * what came due if the hrtimer fired, take the next ready timeout.
  * Return: the timeout taken, or NULL.
  */
 static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
@@ -1328,20 +1387,16 @@ static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 	struct hwtimer_timeout *t;
 	unsigned long irqflags;
 	bool wake = false;
-	u64 n = 0;
 
 	raw_spin_lock_irqsave(&b->lock, irqflags);
 	if (wk->cur)
 		wake = finish_locked(wk);
-	if (READ_ONCE(b->kicked))
-		n = collect_locked(b);
+	if (b->kicked)
+		collect_locked(b);
 	t = take_locked(wk);
 	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	if (wake)
 		wake_up_all(&b->w->done_wq);
-	/* This worker runs one of them; others start on the rest. */
-	if (n > 1 && b->nworkers > 1)
-		wake_up_nr(&b->work_wq, min_t(u64, n - 1, b->nworkers - 1));
 	return t;
 }
 
