@@ -39,7 +39,10 @@
 # taken with HWTIMER_APPEND=preempt=full, which this script passes on),
 # BENCH_CLOCKSOURCE (default tsc; see below), BENCH_PROFILE=1 (also run
 # tools/bench/guest/60-profile.sh: a function_graph profile of the
-# /dev/hwtimer hot paths, into build/bench/profile.txt).
+# /dev/hwtimer hot paths, into build/bench/profile.txt), BENCH_INSNS=1
+# (count the guest instructions of every kernel function with the TCG
+# plugin tools/bench/tcgprof, in the first boot of the first round, into
+# build/bench/insns.txt; the guest boots with nokaslr for it).
 #
 # Clocksource: under TCG the guest kernel rejects the TSC and falls back to
 # the HPET, whose every read is an emulated MMIO access costing microseconds.
@@ -134,6 +137,7 @@ stage() {
 		printf "HWTIMER_BENCH_KARGS='%s'\n" "$kargs"
 		printf "HWTIMER_BENCH_UARGS='%s'\n" "${HWTIMER_BENCH_UARGS:-}"
 		printf "HWTIMER_BENCH_USER=%s\n" "$user"
+		printf "HWTIMER_BENCH_KSYMS=%s\n" "${BENCH_INSNS:-0}"
 		tail -n +2 "$BDIR/guest/50-bench.sh"
 	} >"$dir/50-bench.sh"
 	[ "$user" = 1 ] || return 0
@@ -155,6 +159,13 @@ for g in guest contended; do
 		"$BENCH/mods" "$BENCH/bin"
 done
 
+if [ "${BENCH_INSNS:-0}" = 1 ]; then
+	say "building the tcgprof TCG plugin"
+	run "$log" gcc -O2 -Wall -shared -fPIC -o "$BENCH/tcgprof.so" \
+		"$BDIR/tcgprof/tcgprof.c"
+	HWTIMER_APPEND="nokaslr${HWTIMER_APPEND:+ $HWTIMER_APPEND}"
+fi
+
 export HWTIMER_VM_MEM=${HWTIMER_VM_MEM:-3072}
 cs=${BENCH_CLOCKSOURCE:-tsc}
 export HWTIMER_APPEND="clocksource=$cs${HWTIMER_APPEND:+ $HWTIMER_APPEND}"
@@ -172,8 +183,12 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 		say "round $r/$BENCH_RUNS: booting $stock with $n vCPUs, $what (TCG, ${HWTIMER_VM_MEM} MiB, killed after ${BENCH_BOUND}s)"
 		lock=()
 		[ -n "${BENCH_LOCK:-}" ] && lock=(flock "$BENCH_LOCK")
+		plugin=
+		[ "${BENCH_INSNS:-0}" = 1 ] && [ "$r$i" = 10 ] &&
+			plugin="$BENCH/tcgprof.so,arg=$out/tcgprof.out"
 		rc=0
-		HWTIMER_LOGLEVEL=4 HWTIMER_VM_SMP=$n "${lock[@]}" "$VM_DIR/run-vm.sh" \
+		HWTIMER_QEMU_PLUGIN=$plugin HWTIMER_LOGLEVEL=4 HWTIMER_VM_SMP=$n \
+			"${lock[@]}" "$VM_DIR/run-vm.sh" \
 			"/boot/vmlinuz-$stock" "$BENCH/initrd-$g.gz" "$out" \
 			"$BENCH_BOUND" || rc=$?
 		[ "$rc" = 0 ] || say "qemu ended with status $rc; reporting what was measured"
@@ -183,6 +198,11 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 	done
 done
 
+if [ "${BENCH_INSNS:-0}" = 1 ]; then
+	python3 "$BDIR/tcgprof/tcgprof.py" "$BENCH/runs/r1-smp${smps[0]}/tcgprof.out" \
+		"/boot/System.map-$stock" "${logs[0]}" >"$BENCH/insns.txt" || true
+	say "instruction profile in build/bench/insns.txt"
+fi
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then
 	grep -E '^(PROF,|# (outer|inner|expiry|slabinfo))' "${logs[0]}" \
 		>"$BENCH/profile.txt" || true

@@ -29,10 +29,14 @@ fi
 append="console=ttyS0 panic=-1 printk.time=1 log_buf_len=8M"
 append+=" loglevel=${HWTIMER_LOGLEVEL:-7} no_hash_pointers ${HWTIMER_APPEND:-}"
 
+# HWTIMER_QEMU_PLUGIN: a TCG plugin and its arguments, for -plugin.
+plugin=()
+[ -n "${HWTIMER_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$HWTIMER_QEMU_PLUGIN")
+
 rc=0
 timeout -k 10 "$bound" qemu-system-x86_64 -accel tcg -cpu max \
 	-m "${HWTIMER_VM_MEM:-1024}" -smp "${HWTIMER_VM_SMP:-2}" -nographic \
-	-no-reboot -monitor none -nic none \
+	-no-reboot -monitor none -nic none "${plugin[@]}" \
 	"${con[@]}" -serial "file:$outdir/results.log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	</dev/null 2>"$outdir/qemu.stderr" || rc=$?

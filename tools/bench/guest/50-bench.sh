@@ -30,6 +30,9 @@ fi
 dmesg | sed -n 's/.*hwtimer_bench: //p' | sed '/^BENCH,/!s/^/# /'
 dmesg | grep -E 'BUG:|WARNING:|Call Trace|hrtimer: interrupt took' | sed 's/^/# /'
 dmesg -c >/dev/null
+# Symbols for an instruction profile of this boot (tcgprof.py).
+[ "${HWTIMER_BENCH_KSYMS:-0}" = 1 ] &&
+	grep -E '\[(hwtimer|hwtimer_bench)\]$' /proc/kallsyms | sed 's/^/KSYM,/'
 rmmod hwtimer_bench 2>/dev/null
 
 # shellcheck disable=SC2086
