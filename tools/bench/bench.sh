@@ -42,7 +42,7 @@
 # /dev/hwtimer hot paths, into build/bench/profile.txt), BENCH_INSNS=1
 # (count the guest instructions of every kernel function with the TCG
 # plugin tools/bench/tcgprof, in the first boot of the first round, into
-# build/bench/insns.txt; the guest boots with nokaslr for it).
+# build/bench/insns.txt; the guest prints its kallsyms for it).
 #
 # Clocksource: under TCG the guest kernel rejects the TSC and falls back to
 # the HPET, whose every read is an emulated MMIO access costing microseconds.
@@ -163,7 +163,6 @@ if [ "${BENCH_INSNS:-0}" = 1 ]; then
 	say "building the tcgprof TCG plugin"
 	run "$log" gcc -O2 -Wall -shared -fPIC -o "$BENCH/tcgprof.so" \
 		"$BDIR/tcgprof/tcgprof.c"
-	HWTIMER_APPEND="nokaslr${HWTIMER_APPEND:+ $HWTIMER_APPEND}"
 fi
 
 export HWTIMER_VM_MEM=${HWTIMER_VM_MEM:-3072}
@@ -185,7 +184,7 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 		[ -n "${BENCH_LOCK:-}" ] && lock=(flock "$BENCH_LOCK")
 		plugin=
 		[ "${BENCH_INSNS:-0}" = 1 ] && [ "$r$i" = 10 ] &&
-			plugin="$BENCH/tcgprof.so,arg=$out/tcgprof.out"
+			plugin="$BENCH/tcgprof.so,out=$out/tcgprof.out"
 		rc=0
 		HWTIMER_QEMU_PLUGIN=$plugin HWTIMER_LOGLEVEL=4 HWTIMER_VM_SMP=$n \
 			"${lock[@]}" "$VM_DIR/run-vm.sh" \
@@ -199,8 +198,9 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 done
 
 if [ "${BENCH_INSNS:-0}" = 1 ]; then
-	python3 "$BDIR/tcgprof/tcgprof.py" "$BENCH/runs/r1-smp${smps[0]}/tcgprof.out" \
-		"/boot/System.map-$stock" "${logs[0]}" >"$BENCH/insns.txt" || true
+	python3 "$BDIR/tcgprof/tcgprof.py" \
+		"$BENCH/runs/r1-smp${smps[0]}/tcgprof.out" "${logs[0]}" \
+		>"$BENCH/insns.txt" || true
 	say "instruction profile in build/bench/insns.txt"
 fi
 if [ "${BENCH_PROFILE:-0}" = 1 ]; then

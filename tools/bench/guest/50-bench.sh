@@ -30,9 +30,10 @@ fi
 dmesg | sed -n 's/.*hwtimer_bench: //p' | sed '/^BENCH,/!s/^/# /'
 dmesg | grep -E 'BUG:|WARNING:|Call Trace|hrtimer: interrupt took' | sed 's/^/# /'
 dmesg -c >/dev/null
-# Symbols for an instruction profile of this boot (tcgprof.py).
+# Text symbols, kernel and modules, for an instruction profile of this
+# boot (tcgprof.py): a few MB, so only when asked.
 [ "${HWTIMER_BENCH_KSYMS:-0}" = 1 ] &&
-	grep -E '\[(hwtimer|hwtimer_bench)\]$' /proc/kallsyms | sed 's/^/KSYM,/'
+	awk '$2 ~ /^[tT]$/ { print "KSYM," $0 }' /proc/kallsyms
 rmmod hwtimer_bench 2>/dev/null
 
 # shellcheck disable=SC2086

@@ -3,7 +3,7 @@
  * tcgprof: a QEMU TCG plugin that counts the guest instructions executed
  * in each translation block and, when QEMU exits, writes one line per
  * translated block: "<hex vaddr> <instructions> <executions>". Load it with
- * -plugin tcgprof.so,arg=<outfile>; tcgprof.py turns the file and the
+ * -plugin tcgprof.so,out=<outfile>; tcgprof.py turns the file and the
  * guest's symbols into instructions per function.
  *
  * The counters are bumped inline by the translated code, without atomics,
@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "qemu_plugin_min.h"
 
@@ -66,8 +67,11 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			int argc, char **argv)
 {
-	if (argc > 0)
-		out_path = argv[0];
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "out=", 4))
+			out_path = argv[i] + 4;
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
 	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
 	return 0;

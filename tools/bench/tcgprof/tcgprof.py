@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Instructions per guest kernel function from a tcgprof run.
 
-usage: tcgprof.py TCGPROF_OUT SYSTEM_MAP RESULTS_LOG [TOP]
+usage: tcgprof.py TCGPROF_OUT RESULTS_LOG [TOP]
 
 TCGPROF_OUT has one line per translation block: "<hex vaddr> <ninsns>
-<executions>" (tcgprof.c). SYSTEM_MAP is the guest kernel's System.map
-(booted with nokaslr, so its addresses hold); RESULTS_LOG carries the
-loaded modules' symbols as "KSYM,<kallsyms line>" lines. Prints, for the
-TOP functions by instructions executed: calls (executions of blocks that
+<executions>" (tcgprof.c). RESULTS_LOG carries the guest's text symbols,
+kernel and modules, as "KSYM,<kallsyms line>" lines (Debian's System.map
+is a stub; the guest's kallsyms is the real one). Prints, for the TOP
+functions by instructions executed: calls (executions of blocks that
 start at the function's first byte), instructions, instructions per call
 and blocks per call (each block entered costs the emulator a dispatch).
 """
@@ -15,21 +15,15 @@ import bisect
 import sys
 
 
-def read_symbols(system_map, results_log):
+def read_symbols(results_log):
     syms = []
-    with open(system_map) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 3 and parts[1] in "tTwW":
-                syms.append((int(parts[0], 16), parts[2]))
     with open(results_log, errors="replace") as f:
         for line in f:
             if not line.startswith("KSYM,"):
                 continue
             parts = line[5:].split()
-            if len(parts) >= 4 and parts[1] in "tTwW":
-                syms.append((int(parts[0], 16),
-                             parts[2] + " " + parts[3]))
+            if len(parts) >= 3 and parts[1] in "tTwW":
+                syms.append((int(parts[0], 16), " ".join(parts[2:4])))
     syms.sort()
     return [a for a, _ in syms], [n for _, n in syms]
 
@@ -53,10 +47,10 @@ def profile(prof_out, addrs, names):
 
 
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    top = int(sys.argv[4]) if len(sys.argv) > 4 else 60
-    addrs, names = read_symbols(sys.argv[2], sys.argv[3])
+    top = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+    addrs, names = read_symbols(sys.argv[2])
     funcs = profile(sys.argv[1], addrs, names)
     total = sum(v[1] for v in funcs.values()) or 1
     print(f"{'function':<44} {'calls':>11} {'insns':>13} {'%':>6}"
