@@ -30,7 +30,7 @@ static struct block *blocks;
 static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *out_path = "tcgprof.out";
 
-static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+static void tb_trans(uint64_t id, struct qemu_plugin_tb *tb)
 {
 	struct block *b = calloc(1, sizeof(*b));
 
@@ -46,7 +46,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 &b->count, 1);
 }
 
-static void at_exit(qemu_plugin_id_t id, void *p)
+static void at_exit(uint64_t id, void *p)
 {
 	FILE *f = fopen(out_path, "w");
 	struct block *b;
@@ -64,7 +64,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	fclose(f);
 }
 
-int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+int qemu_plugin_install(uint64_t id, const void *info,
 			int argc, char **argv)
 {
 	int i;
