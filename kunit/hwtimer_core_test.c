@@ -1368,7 +1368,8 @@ static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, FAR_NS / 2, 0), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(it->tmo.wheel_id), base0);
 	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
-	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, 5 * MS, 0, 0), 0);
+	/* Far, so that it is still pending when CPU 0 modifies it. */
+	KUNIT_EXPECT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	KUNIT_EXPECT_NE(test, READ_ONCE(it->tmo.wheel_id), base0);
 	run_on(test, 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, 2 * MS, 0), 0);
