@@ -72,7 +72,9 @@ krelease-check:
 		"$(KDIR)/include/generated/utsrelease.h; give KDIR= or KRELEASE=" >&2; \
 		exit 1; }
 
-hwtimerctl:
+# After libhwtimer: both build $(TOOLS_O)/libhwtimer, and under make -j
+# hwtimerctl could link the archive while the other rewrites it.
+hwtimerctl: libhwtimer
 	$(MAKE) -C tools/hwtimerctl O=$(abspath $(TOOLS_O)) STATIC=$(STATIC)
 
 libhwtimer:
