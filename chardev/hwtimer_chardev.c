@@ -51,6 +51,13 @@
  * mutex it assembles records from the head of the event list, copies them,
  * and only then takes the ones that reached the caller off the list. A
  * fault part way loses nothing: the records not copied stay queued.
+ *
+ * The timer rings (hwtimer_ring.c) add timers of another kind, ring slots:
+ * made at ring setup and freed with the rings at release, never in the id
+ * table and never dead. For them "linked" means armed through the ring.
+ * Their expiries go to the completion ring when it has room, else onto the
+ * event list like any other record; the ring arms, cancels and moves them
+ * with the same helpers as the ioctls, under the same lock.
  */
 #include <linux/eventfd.h>
 #include <linux/fs.h>
@@ -73,9 +80,11 @@
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
+#include "hwtimer_chardev.h"
 #include "hwtimer_compat.h"
 #include "hwtimer_ids.h"
 #include "hwtimer_internal.h"
+#include "hwtimer_ring.h"
 
 static unsigned long ctx_max_pending = 262144;
 hwtimer_param_ranged(ctx_max_pending, ctx_max_pending, 1,
@@ -116,107 +125,6 @@ static DEFINE_SPINLOCK(hwt_users_lock);
 static DEFINE_XARRAY_ALLOC1(hwt_tags);
 static u32 hwt_next_tag;
 
-/**
- * struct hwt_ctx - one open /dev/hwtimer
- * @wqh: readers and pollers wait here; its lock protects every other field
- *	but @read_mutex, @fasync, @user and @tag, and the state fields of
- *	every hwt_timer of the context
- * @read_mutex: one read() at a time: the records it copies out stay at the
- *	head of the event list until it takes them off
- * @fasync: O_ASYNC listeners, signalled on every expiry
- * @user: the user charged for the context's timeouts
- * @tag: this context's tag, the top bits of its ids
- * @ids: the id table of the linked hwt_timers, by their @id fields
- * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
- * @ev_tail: the next pointer the following record is linked to
- * @evfd: eventfd signalled on every expiry, or NULL
- * @pending: timeouts waiting to fire (a periodic one until it is gone)
- * @queued: records waiting to be read
- * @live: timeouts counted against ctx_max_pending (linked or queued)
- * @armed: successful arms, ever
- * @fired: expiries delivered or folded into overruns, ever
- * @cancelled: cancels that stopped a timeout, ever
- * @read: records read, ever
- */
-struct hwt_ctx {
-	wait_queue_head_t wqh;
-	struct mutex read_mutex;	/* one read() at a time */
-	struct fasync_struct *fasync;
-	struct hwt_user *user;
-	u32 tag;
-	struct hwtimer_ids ids;
-	struct hwt_timer *ev_head;
-	struct hwt_timer **ev_tail;
-	struct eventfd_ctx *evfd;
-	u64 pending;
-	u64 queued;
-	u64 live;
-	u64 armed;
-	u64 fired;
-	u64 cancelled;
-	u64 read;
-};
-
-/**
- * struct hwt_timer - a timeout of a context
- * @t: the hwtimer timeout
- * @ctx: owning context
- * @next: link on the context's event list while queued, or on a reap list
- *	once dead
- * @id: the id user space knows it by
- * @cookie: user space's value, returned in the record
- * @fire_ns: when the callback of the latest expiry ran (record's fire_ns)
- * @pins: threads using the timer outside the lock (MODIFY waiting for a
- *	callback, an ARM taking itself back); a timer that dies while pinned
- *	is reaped by the last of them
- * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
- * @periodic: this is the @ht of a struct hwt_ptimer
- * @linked: findable by id in @ctx->ids
- * @queued: a record waits on the event list
- * @fired: one-shot whose callback has run
- * @dead: neither linked nor queued; being freed
- * @quiet: a one-shot cancelled before its callback ran: no callback can
- *	run on it, so freeing it needs no hwtimer_cancel_sync()
- * @dormant: periodic, stopped by its callback until its record is read
- *
- * Every field but @t, @ctx, @id, @cookie, @clock and @periodic (set before
- * the timer is armed) is under @ctx->wqh.lock.
- */
-struct hwt_timer {
-	struct hwtimer_timeout t;
-	struct hwt_ctx *ctx;
-	struct hwt_timer *next;
-	u64 id;
-	u64 cookie;
-	u64 fire_ns;
-	u32 pins;
-	u8 clock;
-	bool periodic:1;
-	bool linked:1;
-	bool queued:1;
-	bool fired:1;
-	bool dead:1;
-	bool quiet:1;
-	bool dormant:1;
-};
-
-/**
- * struct hwt_ptimer - a periodic timeout of a context
- * @ht: the timer
- * @deadline_ns: record: the latest expiry its callbacks served
- * @overruns: record: expiries folded in since the record was last read
- */
-struct hwt_ptimer {
-	struct hwt_timer ht;
-	u64 deadline_ns;
-	u64 overruns;
-};
-
-static struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
-{
-	return container_of(ht, struct hwt_ptimer, ht);
-}
-
 /* Caches of one-shot (struct hwt_timer) and periodic (hwt_ptimer) timers. */
 static struct kmem_cache *hwt_cache;
 static struct kmem_cache *hwt_pcache;
@@ -234,6 +142,28 @@ static struct hwtimer_wheel *clock_wheel(u32 clock)
 	if (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
 		return NULL;
 	return hwtimer_wheel_clock(def) == clock ? def : hwt_own_wheel;
+}
+
+/**
+ * hwtimer_cdev_max_pending() - the cap on live timeouts of one context
+ *
+ * Return: the module parameter ctx_max_pending as it is now.
+ */
+u64 hwtimer_cdev_max_pending(void)
+{
+	return READ_ONCE(ctx_max_pending);
+}
+
+/**
+ * hwtimer_cdev_wheel() - the wheel /dev/hwtimer runs timeouts of @clock on
+ * @clock: a clock id
+ *
+ * Return: the wheel, or NULL for a clock other than CLOCK_MONOTONIC and
+ * CLOCK_BOOTTIME.
+ */
+struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock)
+{
+	return clock_wheel(clock);
 }
 
 static bool reserved_zero(const __u64 *r, size_t n)
@@ -294,8 +224,11 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	struct hwt_ctx *ctx = ht->ctx;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	hwtimer_ids_free(&ctx->ids, ht->id);
 	ht->linked = false;
+	/* A ring slot is only idle now: it lives as long as the rings. */
+	if (ht->ring)
+		return;
+	hwtimer_ids_free(&ctx->ids, ht->id);
 	if (!ht->queued)
 		kill_timer(ht, reap);
 }
@@ -370,19 +303,11 @@ static void fire_periodic(struct hwt_timer *ht, u64 overruns)
 	ht->dormant = true;
 }
 
-/* Callback of every context timeout; process context, on a wheel worker. */
-static void hwt_fire(struct hwtimer_timeout *t)
+/* Keep the record of this expiry in @ht, on the event list. */
+static void queue_record(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			 u64 overruns)
 {
-	struct hwt_timer *ht = hwtimer_from(ht, t, t);
-	struct hwt_ctx *ctx = ht->ctx;
-	u64 overruns = hwtimer_overruns(t);
-	bool queued = false;
-
-	spin_lock(&ctx->wqh.lock);
-	if (ht->dead || !ht->linked)
-		goto out_unlock;
-	ht->fire_ns = hwtimer_wheel_now(clock_wheel(ht->clock));
-	ctx->fired += 1 + overruns;
+	lockdep_assert_held(&ctx->wqh.lock);
 	if (ht->periodic)
 		fire_periodic(ht, overruns);
 	if (!ht->queued) {
@@ -394,6 +319,37 @@ static void hwt_fire(struct hwtimer_timeout *t)
 		ht->fired = true;
 		ctx->pending--;
 	}
+}
+
+/*
+ * A run that belongs to an earlier arm of ring slot @ht. A periodic slot
+ * cancelled while its callback was starting is idle at once, and the
+ * ring may arm it again before that callback takes the lock: the new arm
+ * is then pending while the old run goes on. Nothing else arms a timer
+ * during its own run (MODIFY waits for it). Caller holds the lock.
+ */
+static bool stale_run(struct hwt_timer *ht)
+{
+	lockdep_assert_held(&ht->ctx->wqh.lock);
+	return ht->ring && hwtimer_pending(&ht->t);
+}
+
+/* Callback of every context timeout; process context, on a wheel worker. */
+static void hwt_fire(struct hwtimer_timeout *t)
+{
+	struct hwt_timer *ht = hwtimer_from(ht, t, t);
+	struct hwt_ctx *ctx = ht->ctx;
+	u64 overruns = hwtimer_overruns(t);
+	bool queued = false;
+
+	spin_lock(&ctx->wqh.lock);
+	if (ht->dead || !ht->linked || stale_run(ht))
+		goto out_unlock;
+	ht->fire_ns = hwtimer_wheel_now(clock_wheel(ht->clock));
+	ctx->fired += 1 + overruns;
+	/* A ring slot's record goes to the completion ring if it has room. */
+	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns))
+		queue_record(ctx, ht, overruns);
 	queued = true;
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
 	if (ctx->evfd)
@@ -409,30 +365,51 @@ static int check_deadline_flags(u32 flags)
 	return flags & ~HWTIMER_ARM_ABS ? -EINVAL : 0;
 }
 
-/*
- * Reserve a place for one more live timeout of @ctx, in its cap and in its
- * user's. Caller holds ctx->wqh.lock. Return: 0, -ENOSPC or -EDQUOT.
+/**
+ * hwtimer_cdev_reserve() - charge live timeouts to a context and its user
+ * @ctx: the context
+ * @n: how many places, at least 1
+ *
+ * Context: caller holds ctx->wqh.lock.
+ * Return: 0; -ENOSPC past ctx_max_pending, -EDQUOT past max_user_timeouts
+ * (nothing charged then).
  */
-static int reserve_live(struct hwt_ctx *ctx)
+int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ctx->live >= READ_ONCE(ctx_max_pending))
+	if (ctx->live + n > READ_ONCE(ctx_max_pending))
 		return -ENOSPC;
-	if (atomic_long_inc_return(&ctx->user->live) >
+	if (atomic_long_add_return(n, &ctx->user->live) >
 	    READ_ONCE(max_user_timeouts)) {
-		atomic_long_dec(&ctx->user->live);
+		atomic_long_sub(n, &ctx->user->live);
 		return -EDQUOT;
 	}
-	ctx->live++;
+	ctx->live += n;
 	return 0;
 }
 
-/* Give back a place reserve_live() took. Caller holds ctx->wqh.lock. */
-static void unreserve_live(struct hwt_ctx *ctx)
+/**
+ * hwtimer_cdev_unreserve() - give back places hwtimer_cdev_reserve() took
+ * @ctx: the context
+ * @n: how many
+ *
+ * Context: caller holds ctx->wqh.lock.
+ */
+void hwtimer_cdev_unreserve(struct hwt_ctx *ctx, u64 n)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	ctx->live--;
-	atomic_long_dec(&ctx->user->live);
+	ctx->live -= n;
+	atomic_long_sub(n, &ctx->user->live);
+}
+
+static int reserve_live(struct hwt_ctx *ctx)
+{
+	return hwtimer_cdev_reserve(ctx, 1);
+}
+
+static void unreserve_live(struct hwt_ctx *ctx)
+{
+	hwtimer_cdev_unreserve(ctx, 1);
 }
 
 static struct hwt_timer *alloc_timer(bool periodic)
@@ -458,6 +435,54 @@ static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
 	return w;
 }
 
+/**
+ * hwtimer_cdev_timer_init() - set up a timer of @ctx, before its first arm
+ * @ctx: the context
+ * @ht: the timer, zeroed
+ * @clock: the clock it will run on (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
+ *
+ * Context: any; @ht must not be armed.
+ */
+void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			     u32 clock)
+{
+	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
+	ht->ctx = ctx;
+	ht->clock = clock;
+}
+
+/**
+ * hwtimer_cdev_start_locked() - arm an idle timer of a context
+ * @ctx: the context
+ * @w: the wheel of the timer's clock
+ * @ht: the timer, with its cookie and periodic flag set
+ * @deadline: first expiry, as hwtimer_arm() takes it
+ * @period: 0 or the period, at least a tick
+ * @flags: 0 or %HWTIMER_ARM_ABS
+ *
+ * The timer's place in the limits is the caller's business.
+ *
+ * Context: caller holds ctx->wqh.lock.
+ * Return: 0, or the error of hwtimer_arm() (@ht then stays idle).
+ */
+int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
+			      struct hwt_timer *ht, u64 deadline, u64 period,
+			      u32 flags)
+{
+	int ret;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	ret = hwtimer_arm(w, &ht->t, deadline, period, flags);
+	if (ret)
+		return ret;
+	ht->linked = true;
+	ht->fired = false;
+	ht->dormant = false;
+	ctx->pending++;
+	ctx->armed++;
+	return 0;
+}
+
 /*
  * Arm @ht, fresh from the cache for @req (valid, on wheel @w), and fill in
  * @req->id. On failure @ht stays the caller's to free. Caller holds
@@ -469,10 +494,8 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
-	ht->ctx = ctx;
+	hwtimer_cdev_timer_init(ctx, ht, req->clock);
 	ht->cookie = req->cookie;
-	ht->clock = req->clock;
 	ht->periodic = req->period_ns != 0;
 	ret = reserve_live(ctx);
 	if (ret)
@@ -490,16 +513,13 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 		ret = -ENOSPC;
 		goto err_unreserve;
 	}
-	ret = hwtimer_arm(w, &ht->t, req->deadline_ns, req->period_ns,
-			  req->flags);
+	ret = hwtimer_cdev_start_locked(ctx, w, ht, req->deadline_ns,
+					req->period_ns, req->flags);
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
 		hwtimer_ids_put_back(&ctx->ids, ht->id);
 		goto err_unreserve;
 	}
-	ht->linked = true;
-	ctx->pending++;
-	ctx->armed++;
 	/* Once the lock is dropped @ht may fire, be read and be freed. */
 	req->id = ht->id;
 	return 0;
@@ -570,34 +590,27 @@ out_unlock:
 	reap_timers(reap);
 }
 
-/*
- * The linked timer with @id if it has not fired; NULL, with *@result set
- * to %HWTIMER_RESULT_FIRED, if it has; ERR_PTR(-ENOENT) if there is none.
- * Caller holds ctx->wqh.lock.
+/**
+ * hwtimer_cdev_cancel_locked() - cancel a linked timer of a context
+ * @ctx: the context
+ * @ht: the timer, linked
+ * @result: set to %HWTIMER_RESULT_CANCELLED, or %HWTIMER_RESULT_FIRED for
+ *	a one-shot whose callback started (its record is or will be queued)
+ * @reap: where a timer that dies goes
+ *
+ * Context: caller holds ctx->wqh.lock.
+ * Return: 0.
  */
-static struct hwt_timer *lookup_unfired(struct hwt_ctx *ctx, u64 id,
-					u32 *result)
+int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			       u32 *result, struct hwt_timer **reap)
 {
-	struct hwt_timer *ht = lookup(ctx, id);
-
-	if (!ht)
-		return ERR_PTR(-ENOENT);
-	if (ht->fired) {
-		*result = HWTIMER_RESULT_FIRED;
-		return NULL;
-	}
-	return ht;
-}
-
-/* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
-static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
-			    struct hwt_timer **reap)
-{
-	struct hwt_timer *ht = lookup_unfired(ctx, id, result);
 	int r;
 
-	if (IS_ERR_OR_NULL(ht))
-		return PTR_ERR_OR_ZERO(ht);
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ht->fired) {
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
+	}
 	r = hwtimer_cancel(&ht->t);
 	if (!ht->periodic && r != HWTIMER_CANCELLED) {
 		/* Its callback is running and will queue the record. */
@@ -616,38 +629,53 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
 	return 0;
 }
 
-/*
- * Move by id; sets *result. Caller holds ctx->wqh.lock, which is dropped
- * and taken again while waiting for a running periodic callback.
+/* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
+static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
+			    struct hwt_timer **reap)
+{
+	struct hwt_timer *ht = lookup(ctx, id);
+
+	if (!ht)
+		return -ENOENT;
+	return hwtimer_cdev_cancel_locked(ctx, ht, result, reap);
+}
+
+/**
+ * hwtimer_cdev_modify_locked() - move a linked timer of a context
+ * @ctx: the context
+ * @ht: the timer, linked
+ * @deadline: new deadline, as hwtimer_arm() takes it
+ * @flags: 0 or %HWTIMER_ARM_ABS
+ * @result: set to %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED for
+ *	a one-shot whose callback started
+ * @reap: where a timer that dies goes
  *
  * A timeout is moved by cancel and arm, never by hwtimer_modify(): that
  * re-arms a timeout whose callback is running, and the callback would then
  * report the new deadline for the expiry it is serving. A one-shot whose
  * callback started has fired. A periodic one whose callback runs is
- * stopped, waited for, and armed again at the new deadline.
+ * stopped here and -EAGAIN returned: the caller waits for the callback
+ * with hwtimer_cancel_sync(), without the lock, and calls again.
+ *
+ * Context: caller holds ctx->wqh.lock.
+ * Return: 0; -EAGAIN as above; an error of hwtimer_arm(), the timer then
+ * being unlinked (the timeout is gone).
  */
-static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
-			    u32 flags, u32 *result, struct hwt_timer **reap)
-	__must_hold(&ctx->wqh.lock)
+int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			       u64 deadline, u32 flags, u32 *result,
+			       struct hwt_timer **reap)
 {
-	struct hwt_timer *ht = lookup_unfired(ctx, id, result);
-	u64 period;
+	u64 period = hwtimer_period(&ht->t);
 	int r;
 
-	if (IS_ERR_OR_NULL(ht))
-		return PTR_ERR_OR_ZERO(ht);
-	period = hwtimer_period(&ht->t);
-	while ((r = hwtimer_cancel(&ht->t)) == HWTIMER_RUNNING && period) {
-		ht->pins++;
-		spin_unlock(&ctx->wqh.lock);
-		hwtimer_cancel_sync(&ht->t);
-		spin_lock(&ctx->wqh.lock);
-		if (!--ht->pins && ht->dead)
-			reap_push(ht, reap);
-		if (!ht->linked)
-			return -ENOENT;	/* cancelled meanwhile */
-		/* Cancel again: a concurrent MODIFY may have armed it. */
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ht->fired) {
+		*result = HWTIMER_RESULT_FIRED;
+		return 0;
 	}
+	r = hwtimer_cancel(&ht->t);
+	if (r == HWTIMER_RUNNING && period)
+		return -EAGAIN;
 	if (!period && r != HWTIMER_CANCELLED) {
 		/* Its callback started: it fired and will queue the record. */
 		*result = HWTIMER_RESULT_FIRED;
@@ -664,6 +692,37 @@ static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
 	ht->dormant = false;
 	*result = HWTIMER_RESULT_MODIFIED;
 	return 0;
+}
+
+/*
+ * Move by id; sets *result. Caller holds ctx->wqh.lock, which is dropped
+ * and taken again while waiting for a running periodic callback (see
+ * hwtimer_cdev_modify_locked()).
+ */
+static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
+			    u32 flags, u32 *result, struct hwt_timer **reap)
+	__must_hold(&ctx->wqh.lock)
+{
+	struct hwt_timer *ht = lookup(ctx, id);
+	int r;
+
+	if (!ht)
+		return -ENOENT;
+	for (;;) {
+		r = hwtimer_cdev_modify_locked(ctx, ht, deadline, flags, result,
+					       reap);
+		if (r != -EAGAIN)
+			return r;
+		ht->pins++;
+		spin_unlock(&ctx->wqh.lock);
+		hwtimer_cancel_sync(&ht->t);
+		spin_lock(&ctx->wqh.lock);
+		if (!--ht->pins && ht->dead)
+			reap_push(ht, reap);
+		if (!ht->linked)
+			return -ENOENT;	/* cancelled meanwhile */
+		/* Cancel again: a concurrent MODIFY may have armed it. */
+	}
 }
 
 static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
@@ -701,7 +760,9 @@ static u64 ioctl_mask(void)
 	       BIT_ULL(_IOC_NR(HWTIMER_IOC_MODIFY)) |
 	       BIT_ULL(_IOC_NR(HWTIMER_IOC_BATCH)) |
 	       BIT_ULL(_IOC_NR(HWTIMER_IOC_SET_EVENTFD)) |
-	       BIT_ULL(_IOC_NR(HWTIMER_IOC_STATS));
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_STATS)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_RING_SETUP)) |
+	       BIT_ULL(_IOC_NR(HWTIMER_IOC_ENTER));
 }
 
 static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
@@ -1074,6 +1135,10 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_set_eventfd(ctx, uarg);
 	case HWTIMER_IOC_STATS:
 		return ioc_stats(ctx, uarg);
+	case HWTIMER_IOC_RING_SETUP:
+		return hwtimer_ring_setup(ctx, uarg);
+	case HWTIMER_IOC_ENTER:
+		return hwtimer_ring_enter(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -1135,6 +1200,8 @@ static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 	ev->clock = ht->clock;
 	/* A one-shot's record is its last: taking it unlinks the id. */
 	ev->flags = ht->linked && ht->periodic ? 0 : HWTIMER_EVENT_LAST;
+	if (ht->ring)
+		ev->flags |= HWTIMER_EVENT_RING;
 	tk->ht = ht;
 	tk->next = 0;
 	tk->overruns = 0;
@@ -1226,7 +1293,7 @@ static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
 			took_periodic(ht, &evs[i], &tks[i], reap);
 		else if (ht->linked)
 			unlink_timer(ht, reap);
-		if (!ht->linked && !ht->dead)
+		if (!ht->linked && !ht->dead && !ht->ring)
 			kill_timer(ht, reap);
 	}
 }
@@ -1302,10 +1369,15 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &ctx->wqh, wait);
 	spin_lock(&ctx->wqh.lock);
-	if (have_events(ctx))
+	if (have_events(ctx) || hwtimer_ring_cq_ready_locked(ctx))
 		mask = EPOLLIN | EPOLLRDNORM;
 	spin_unlock(&ctx->wqh.lock);
 	return mask;
+}
+
+static int hwt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return hwtimer_ring_mmap(file->private_data, vma);
 }
 
 /* The accounting of the calling user, created on first use. May sleep. */
@@ -1395,11 +1467,13 @@ static int hwt_release(struct inode *inode, struct file *file)
 	u32 idx;
 
 	/*
-	 * Stop every timeout: linked ones may be pending, queued ones may
-	 * still be finishing a callback. After this no callback runs or
-	 * will run, so nothing else touches the context and the rest needs
-	 * no lock. A context may hold ctx_max_pending timeouts: reschedule.
+	 * Stop every timeout: the rings' first, then linked ones that may be
+	 * pending and queued ones that may still be finishing a callback.
+	 * After this no callback runs or will run, so nothing else touches
+	 * the context and the rest needs no lock. A context may hold
+	 * ctx_max_pending timeouts: reschedule.
 	 */
+	hwtimer_ring_stop(ctx);
 	for (idx = 1; idx < ctx->ids.cap; idx++) {
 		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
 		if (ht)
@@ -1417,8 +1491,11 @@ static int hwt_release(struct inode *inode, struct file *file)
 	}
 	for (ht = ctx->ev_head; ht; ht = n) {
 		n = ht->next;
-		free_timer(ht);
+		if (!ht->ring)
+			free_timer(ht);
 	}
+	/* The vmas hold the file: no mapping of the rings is left. */
+	hwtimer_ring_free(ctx);
 	hwtimer_ids_destroy(&ctx->ids);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
@@ -1457,6 +1534,7 @@ static const struct file_operations hwt_fops = {
 	.release	= hwt_release,
 	.read_iter	= hwt_read_iter,
 	.poll		= hwt_poll,
+	.mmap		= hwt_mmap,
 	.fasync		= hwt_fasync,
 	.unlocked_ioctl	= hwt_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,

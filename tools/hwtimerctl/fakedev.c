@@ -199,7 +199,8 @@ static int fake_ioctl(int fd, unsigned long cmd, void *arg)
 	case HWTIMER_IOC_API:
 		if (api->api != HWTIMER_API)
 			return -EINVAL;
-		api->features = HWTIMER_FEATURES_ALL;
+		/* No rings: the library keeps to BATCH here. */
+		api->features = HWTIMER_FEATURES_ALL & ~HWTIMER_FEATURE_RINGS;
 		api->ioctls = 0x7f;
 		api->tick_ns = 1000000;
 		api->max_pending = env_u64("HWTIMER_FAKE_CAP", 100);

@@ -57,7 +57,8 @@
 #define HWTIMER_FEATURE_BOOTTIME	(1ULL << 1)	/* CLOCK_BOOTTIME */
 #define HWTIMER_FEATURE_BATCH		(1ULL << 2)	/* HWTIMER_IOC_BATCH */
 #define HWTIMER_FEATURE_EVENTFD		(1ULL << 3)	/* HWTIMER_IOC_SET_EVENTFD */
-#define HWTIMER_FEATURES_ALL		((1ULL << 4) - 1)
+#define HWTIMER_FEATURE_RINGS		(1ULL << 4)	/* HWTIMER_IOC_RING_SETUP */
+#define HWTIMER_FEATURES_ALL		((1ULL << 5) - 1)
 
 /**
  * struct hwtimer_api - API handshake (like UFFDIO_API)
@@ -116,6 +117,7 @@ struct hwtimer_arm_req {
 						 * event is queued or about to
 						 * be; nothing changed
 						 */
+#define HWTIMER_RESULT_NOT_PENDING	4	/* ring slot not armed */
 
 /**
  * struct hwtimer_cancel_req - cancel a timeout by id
@@ -288,38 +290,178 @@ struct hwtimer_stats_req {
 };
 
 /*
- * Flag of an event: the id is now unknown (one-shot done, cancelled, or a
- * periodic timeout whose next period would pass U64_MAX).
+ * Flags of an event. LAST: the id is now unknown (one-shot done, cancelled,
+ * or a periodic timeout whose next period would pass U64_MAX); for a ring
+ * slot, the slot is idle again and may be armed anew.
  */
 #define HWTIMER_EVENT_LAST		(1U << 0)
+/* A record of a ring slot: @id is the slot's index, not an id. */
+#define HWTIMER_EVENT_RING		(1U << 1)
+/*
+ * With HWTIMER_EVENT_RING: the completion of a submission queue entry, not
+ * an expiry. @res is its result, @cookie the entry's cookie, the entry's op
+ * is in the bits HWTIMER_EVENT_OP_MASK, @deadline_ns and @fire_ns are 0.
+ */
+#define HWTIMER_EVENT_SQE		(1U << 2)
+#define HWTIMER_EVENT_OP_SHIFT		8
+#define HWTIMER_EVENT_OP_MASK		(0xffU << HWTIMER_EVENT_OP_SHIFT)
 
 /**
  * struct hwtimer_event - what read() returns, one record per expiry
- * @id: the timeout's id
- * @cookie: the cookie given to ARM
+ * @id: the timeout's id; with %HWTIMER_EVENT_RING, the ring slot
+ * @cookie: the cookie given to ARM (or to the ring entry)
  * @deadline_ns: deadline of the latest expiry, on @clock
  * @fire_ns: when the latest expiry was served, on @clock
  * @overruns: further expiries folded into this record because the
  *	previous one was still unread (timerfd semantics); 0 normally. A
  *	periodic timeout whose record is unread stops: the read counts the
  *	periods that passed meanwhile here and arms it for the next one
+ * @res: in place of @overruns in an %HWTIMER_EVENT_SQE completion: a
+ *	%HWTIMER_RESULT_* value, or a negative errno for an entry that was
+ *	refused
  * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
- * @flags: %HWTIMER_EVENT_LAST or 0
+ * @flags: %HWTIMER_EVENT_LAST, %HWTIMER_EVENT_RING, %HWTIMER_EVENT_SQE,
+ *	the op of an entry's completion (%HWTIMER_EVENT_OP_MASK), or 0
  *
  * read() and readv() need room for at least one record (EINVAL otherwise)
  * and return as many whole records as fit and are queued, without waiting
  * once one was copied; a record may straddle iovecs. A fault part way
  * returns the records copied before it (EFAULT if none); the others stay
- * queued. O_ASYNC (with F_SETOWN) sends SIGIO on every expiry.
+ * queued. O_ASYNC (with F_SETOWN) sends SIGIO on every expiry. The same
+ * record is the entry of a completion ring.
  */
 struct hwtimer_event {
 	__u64 id;
 	__u64 cookie;
 	__u64 deadline_ns;
 	__u64 fire_ns;
-	__u64 overruns;
+	union {
+		__u64 overruns;
+		__s64 res;
+	};
 	__u32 clock;
 	__u32 flags;
+};
+
+/*
+ * Timer rings. A context may set up once a pair of rings shared with the
+ * kernel through mmap(): userspace writes entries (struct hwtimer_sqe) into
+ * the submission ring and moves its tail; the kernel drains it once a wheel
+ * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
+ * hwtimer_event) into the completion ring. Ring timeouts are named by slot,
+ * an index in [0, slots) the caller chooses, so an arm needs no answer
+ * before the slot can be cancelled. Indices are free-running __u32 counters;
+ * an entry's place is its index modulo the ring's size.
+ *
+ * Ordering: userspace writes entries, then the sq tail with a release
+ * store; the kernel publishes the sq head and the cq tail with release
+ * stores; userspace reads records after an acquire load of the cq tail and
+ * moves the cq head with a release store once done with them.
+ */
+
+/* Most entries of either ring. */
+#define HWTIMER_RING_MAX_ENTRIES	65536
+
+/* Ring header flags: the periodic drain stopped; call HWTIMER_IOC_ENTER. */
+#define HWTIMER_RING_NEED_WAKEUP	(1U << 0)
+
+/**
+ * struct hwtimer_ring_setup - create the rings of a context
+ * @sq_entries: in: submission ring size, a power of two up to
+ *	%HWTIMER_RING_MAX_ENTRIES
+ * @cq_entries: in: completion ring size, the same rules
+ * @slots: in: ring timeouts, from 1 to the context's max_pending; all are
+ *	charged to the context's and the user's limits at once
+ * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of every
+ *	deadline given through the rings
+ * @flags: in: must be 0
+ * @resv: in: must be 0; out: 0
+ * @map_size: out: length to mmap() at offset 0
+ * @sq_head: out: offset of the __u32 sq head (kernel writes)
+ * @sq_tail: out: offset of the __u32 sq tail (userspace writes)
+ * @sq_flags: out: offset of the __u32 %HWTIMER_RING_* flags (kernel writes)
+ * @sq_dropped: out: offset of the __u32 count of times the kernel found
+ *	the sq tail more than @sq_entries ahead of its head and skipped to it
+ * @sqes: out: offset of the array of @sq_entries struct hwtimer_sqe
+ * @cq_head: out: offset of the __u32 cq head (userspace writes)
+ * @cq_tail: out: offset of the __u32 cq tail (kernel writes)
+ * @cq_overflow: out: offset of the __u32 count of expiries that found the
+ *	completion ring full and were queued for read() instead
+ * @cqes: out: offset of the array of @cq_entries struct hwtimer_event
+ * @resv2: in: must be 0; out: 0
+ * @reserved: in: must be 0; out: 0
+ */
+struct hwtimer_ring_setup {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 slots;
+	__u32 clock;
+	__u32 flags;
+	__u32 resv;
+	__u64 map_size;
+	__u32 sq_head;
+	__u32 sq_tail;
+	__u32 sq_flags;
+	__u32 sq_dropped;
+	__u32 sqes;
+	__u32 cq_head;
+	__u32 cq_tail;
+	__u32 cq_overflow;
+	__u32 cqes;
+	__u32 resv2;
+	__u64 reserved[4];
+};
+
+/* Ops of a submission ring entry. */
+#define HWTIMER_SQE_ARM			1
+#define HWTIMER_SQE_CANCEL		2
+#define HWTIMER_SQE_MODIFY		3
+
+/**
+ * struct hwtimer_sqe - one entry of the submission ring
+ * @op: %HWTIMER_SQE_ARM, %HWTIMER_SQE_CANCEL or %HWTIMER_SQE_MODIFY
+ * @flags: must be 0
+ * @reserved0: must be 0
+ * @slot: the ring timeout, below the setup's slots
+ * @deadline_ns: ARM and MODIFY: absolute deadline on the rings' clock; a
+ *	past one fires at once. CANCEL: must be 0
+ * @period_ns: ARM: 0 for a one-shot, else at least one tick. Others: 0
+ * @cookie: ARM: returned in every expiry of the slot. CANCEL and MODIFY:
+ *	returned in their completion
+ * @reserved: must be 0
+ *
+ * An ARM of a slot that is armed, or whose last record is not yet taken,
+ * fails with EBUSY. A CANCEL always completes: %HWTIMER_RESULT_CANCELLED
+ * (with %HWTIMER_EVENT_LAST when the slot is idle at once),
+ * %HWTIMER_RESULT_FIRED or %HWTIMER_RESULT_NOT_PENDING. A MODIFY completes
+ * only when it moved nothing: %HWTIMER_RESULT_FIRED or
+ * %HWTIMER_RESULT_NOT_PENDING. A bad entry completes with -EINVAL, an ARM
+ * the wheel refuses with its errno. The kernel copies each entry once.
+ */
+struct hwtimer_sqe {
+	__u8 op;
+	__u8 flags;
+	__u16 reserved0;
+	__u32 slot;
+	__u64 deadline_ns;
+	__u64 period_ns;
+	__u64 cookie;
+	__u64 reserved[2];
+};
+
+/**
+ * struct hwtimer_ring_enter - drain the submission ring now
+ * @flags: in: must be 0
+ * @resv: in: must be 0
+ * @reserved: in: must be 0
+ *
+ * Clears %HWTIMER_RING_NEED_WAKEUP, consumes the entries waiting and
+ * restarts the periodic drain; returns the number of entries consumed.
+ */
+struct hwtimer_ring_enter {
+	__u32 flags;
+	__u32 resv;
+	__u64 reserved[2];
 };
 
 /* ioctl magic; free in Documentation/userspace-api/ioctl/ioctl-number.rst */
@@ -332,5 +474,7 @@ struct hwtimer_event {
 #define HWTIMER_IOC_BATCH	_IOWR(HWTIMER_IOC_MAGIC, 0x04, struct hwtimer_batch)
 #define HWTIMER_IOC_SET_EVENTFD	_IOW(HWTIMER_IOC_MAGIC, 0x05, struct hwtimer_eventfd_req)
 #define HWTIMER_IOC_STATS	_IOWR(HWTIMER_IOC_MAGIC, 0x06, struct hwtimer_stats_req)
+#define HWTIMER_IOC_RING_SETUP	_IOWR(HWTIMER_IOC_MAGIC, 0x07, struct hwtimer_ring_setup)
+#define HWTIMER_IOC_ENTER	_IOW(HWTIMER_IOC_MAGIC, 0x08, struct hwtimer_ring_enter)
 
 #endif /* _UAPI_LINUX_HWTIMER_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwtimer_chardev.h - what the parts of /dev/hwtimer share: the context,
+ * its timers, and the helpers hwtimer_ring.c calls into
+ * hwtimer_chardev.c. Not an API; the rules are in hwtimer_chardev.c's
+ * header comment.
+ */
+#ifndef _HWTIMER_CHARDEV_H
+#define _HWTIMER_CHARDEV_H
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "hwtimer.h"
+#include "hwtimer_ids.h"
+
+struct hwt_ring;
+struct hwt_user;
+
+/**
+ * struct hwt_ctx - one open /dev/hwtimer
+ * @wqh: readers and pollers wait here; its lock protects every other field
+ *	but @read_mutex, @fasync, @user and @tag, and the state fields of
+ *	every hwt_timer of the context
+ * @read_mutex: one read() at a time: the records it copies out stay at the
+ *	head of the event list until it takes them off
+ * @fasync: O_ASYNC listeners, signalled on every expiry
+ * @user: the user charged for the context's timeouts
+ * @tag: this context's tag, the top bits of its ids
+ * @ids: the id table of the linked hwt_timers, by their @id fields
+ * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
+ * @ev_tail: the next pointer the following record is linked to
+ * @evfd: eventfd signalled on every expiry, or NULL
+ * @pending: timeouts waiting to fire (a periodic one until it is gone)
+ * @queued: records waiting to be read
+ * @live: timeouts counted against ctx_max_pending (linked or queued)
+ * @armed: successful arms, ever
+ * @fired: expiries delivered or folded into overruns, ever
+ * @cancelled: cancels that stopped a timeout, ever
+ * @read: records read, ever
+ * @ring: the timer rings, or NULL before HWTIMER_IOC_RING_SETUP; set once,
+ *	under the lock, and freed only at release
+ */
+struct hwt_ctx {
+	wait_queue_head_t wqh;
+	struct mutex read_mutex;	/* one read() at a time */
+	struct fasync_struct *fasync;
+	struct hwt_user *user;
+	u32 tag;
+	struct hwtimer_ids ids;
+	struct hwt_timer *ev_head;
+	struct hwt_timer **ev_tail;
+	struct eventfd_ctx *evfd;
+	u64 pending;
+	u64 queued;
+	u64 live;
+	u64 armed;
+	u64 fired;
+	u64 cancelled;
+	u64 read;
+	struct hwt_ring *ring;
+};
+
+/**
+ * struct hwt_timer - a timeout of a context
+ * @t: the hwtimer timeout
+ * @ctx: owning context
+ * @next: link on the context's event list while queued, or on a reap list
+ *	once dead
+ * @id: the id user space knows it by
+ * @cookie: user space's value, returned in the record
+ * @fire_ns: when the callback of the latest expiry ran (record's fire_ns)
+ * @pins: threads using the timer outside the lock (MODIFY waiting for a
+ *	callback, an ARM taking itself back); a timer that dies while pinned
+ *	is reaped by the last of them
+ * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
+ * @periodic: this is the @ht of a struct hwt_ptimer
+ * @linked: findable by id in @ctx->ids
+ * @queued: a record waits on the event list
+ * @fired: one-shot whose callback has run
+ * @dead: neither linked nor queued; being freed
+ * @quiet: a one-shot cancelled before its callback ran: no callback can
+ *	run on it, so freeing it needs no hwtimer_cancel_sync()
+ * @dormant: periodic, stopped by its callback until its record is read
+ * @ring: a slot of the context's timer rings (@id is its index): made at
+ *	ring setup, freed with the rings, never in the id table and never
+ *	dead; @linked then means armed through the ring
+ *
+ * Every field but @t, @ctx, @id, @cookie, @clock, @periodic and @ring (set
+ * before the timer is armed) is under @ctx->wqh.lock. A ring slot's
+ * @cookie and @periodic change at each arm, under the lock, while the slot
+ * is neither linked nor queued.
+ */
+struct hwt_timer {
+	struct hwtimer_timeout t;
+	struct hwt_ctx *ctx;
+	struct hwt_timer *next;
+	u64 id;
+	u64 cookie;
+	u64 fire_ns;
+	u32 pins;
+	u8 clock;
+	bool periodic:1;
+	bool linked:1;
+	bool queued:1;
+	bool fired:1;
+	bool dead:1;
+	bool quiet:1;
+	bool dormant:1;
+	bool ring:1;
+};
+
+/**
+ * struct hwt_ptimer - a periodic timeout of a context
+ * @ht: the timer
+ * @deadline_ns: record: the latest expiry its callbacks served
+ * @overruns: record: expiries folded in since the record was last read
+ */
+struct hwt_ptimer {
+	struct hwt_timer ht;
+	u64 deadline_ns;
+	u64 overruns;
+};
+
+static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
+{
+	return container_of(ht, struct hwt_ptimer, ht);
+}
+
+u64 hwtimer_cdev_max_pending(void);
+struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
+void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			     u32 clock);
+int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n);
+void hwtimer_cdev_unreserve(struct hwt_ctx *ctx, u64 n);
+int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
+			      struct hwt_timer *ht, u64 deadline, u64 period,
+			      u32 flags);
+int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			       u32 *result, struct hwt_timer **reap);
+int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			       u64 deadline, u32 flags, u32 *result,
+			       struct hwt_timer **reap);
+
+#endif /* _HWTIMER_CHARDEV_H */

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_ring.c - timer rings: arm and cancel /dev/hwtimer timeouts
+ * without a system call.
+ *
+ * HWTIMER_IOC_RING_SETUP gives a context one region that userspace maps
+ * with mmap(): a header of indices, each on its own cache line, then the
+ * submission ring (struct hwtimer_sqe) and the completion ring (struct
+ * hwtimer_event, the record read() returns). Its timeouts are "slots",
+ * hwt_ptimers made at setup and charged to the context's and the user's
+ * limits then, so an arm in flight needs no memory beyond them; userspace
+ * names them by index, so a cancel needs no answer from the arm.
+ *
+ * The submission ring is drained by a periodic timeout of the context, one
+ * wheel tick apart, whose callback runs on a wheel worker, or at once by
+ * HWTIMER_IOC_ENTER. A drain reads the sq tail once, copies each entry
+ * once, checks it, and applies it under the context's lock with the same
+ * helpers as the ioctls. A drain that finds the ring empty sets
+ * NEED_WAKEUP and, if the ring is still empty after a full barrier, stops
+ * the periodic drain; ENTER restarts it:
+ *
+ *	userspace			kernel (drain, under drain_mutex)
+ *	---------			------
+ *	write sqe, store-release tail	set NEED_WAKEUP
+ *	smp_mb()			smp_mb()
+ *	load flags: NEED_WAKEUP?	load tail: still empty? stop
+ *	   -> HWTIMER_IOC_ENTER
+ *
+ * Either the kernel sees the new tail or userspace sees the flag.
+ *
+ * Expiries of slots go to the completion ring from hwt_fire() under the
+ * context's lock; when it is full they take the record path of every
+ * other timeout (the event list, read()) and the header's overflow count
+ * goes up. Completions of entries (cancel results, errors) have no such
+ * fallback: an entry is consumed only while the completion ring has room,
+ * so none is ever lost; a full completion ring stalls the submission ring.
+ *
+ * Trust: the kernel keeps its own sq head, cq tail, flags and counters and
+ * only writes them to the mapping; it reads the sq tail, the cq head and
+ * the entries, each once where it decides something, and masks every
+ * index. Whatever a process writes into the region can only hurt the
+ * users of this context.
+ *
+ * Lifetime: the rings are set up once and freed at release, after the
+ * drain and every slot have been stopped with hwtimer_cancel_sync(); a
+ * mapping holds the file, so release comes after the last munmap().
+ */
+#include <linux/build_bug.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <uapi/linux/hwtimer.h>
+
+#include "hwtimer.h"
+#include "hwtimer_chardev.h"
+#include "hwtimer_ring.h"
+
+/* Each shared index has a cache line of its own. */
+#define HWT_RING_LINE		64
+/* Offsets of the indices in the header, and where the entries start. */
+#define HWT_RING_SQ_HEAD	(0 * HWT_RING_LINE)
+#define HWT_RING_SQ_TAIL	(1 * HWT_RING_LINE)
+#define HWT_RING_SQ_FLAGS	(2 * HWT_RING_LINE)
+#define HWT_RING_SQ_DROPPED	(3 * HWT_RING_LINE)
+#define HWT_RING_CQ_HEAD	(4 * HWT_RING_LINE)
+#define HWT_RING_CQ_TAIL	(5 * HWT_RING_LINE)
+#define HWT_RING_CQ_OVERFLOW	(6 * HWT_RING_LINE)
+#define HWT_RING_SQES		(7 * HWT_RING_LINE)
+/* Entries a drain copies in and applies in one hold of the lock. */
+#define HWT_RING_CHUNK		16
+
+/**
+ * struct hwt_ring - the timer rings of a context
+ * @ctx: the context
+ * @w: the wheel of @clock
+ * @clock: clock of every ring deadline and slot
+ * @mem: the shared region, from vmalloc_user()
+ * @map_size: its length, whole pages
+ * @sq_head: in @mem: the kernel's sq head, published
+ * @sq_tail: in @mem: userspace's sq tail
+ * @sq_flags: in @mem: %HWTIMER_RING_NEED_WAKEUP, published
+ * @sq_dropped: in @mem: @dropped, published
+ * @cq_head: in @mem: userspace's cq head
+ * @cq_tail: in @mem: the kernel's cq tail, published
+ * @cq_overflow: in @mem: @overflow, published
+ * @sqes: in @mem: the submission ring
+ * @cqes: in @mem: the completion ring
+ * @sq_entries: size of the submission ring, a power of two
+ * @cq_entries: size of the completion ring, a power of two
+ * @nslots: slots in @slots
+ * @slots: the ring timeouts, by index
+ * @drain_mutex: one drain at a time; protects @sq_next, @flags,
+ *	@dropped and @drain_on
+ * @drain: the periodic drain, a tick apart
+ * @drain_on: @drain is armed, or its running callback re-arms it
+ * @sq_next: the kernel's sq head: next entry to consume
+ * @flags: the kernel's copy of the header flags
+ * @dropped: times the sq tail was found impossible and skipped to
+ * @cq_next: the kernel's cq tail, under ctx->wqh.lock
+ * @overflow: expiries that found the completion ring full, under
+ *	ctx->wqh.lock
+ */
+struct hwt_ring {
+	struct hwt_ctx *ctx;
+	struct hwtimer_wheel *w;
+	u32 clock;
+	void *mem;
+	size_t map_size;
+	u32 *sq_head;
+	u32 *sq_tail;
+	u32 *sq_flags;
+	u32 *sq_dropped;
+	u32 *cq_head;
+	u32 *cq_tail;
+	u32 *cq_overflow;
+	struct hwtimer_sqe *sqes;
+	struct hwtimer_event *cqes;
+	u32 sq_entries;
+	u32 cq_entries;
+	u32 nslots;
+	struct hwt_ptimer *slots;
+	struct mutex drain_mutex;	/* one drain at a time */
+	struct hwtimer_timeout drain;
+	bool drain_on;
+	u32 sq_next;
+	u32 flags;
+	u32 dropped;
+	u32 cq_next;
+	u32 overflow;
+};
+
+/* Offset of the completion ring: after the submission ring. */
+static size_t cqes_offset(u32 sq_entries)
+{
+	return ALIGN(HWT_RING_SQES + sq_entries * sizeof(struct hwtimer_sqe),
+		     HWT_RING_LINE);
+}
+
+static size_t map_size(u32 sq_entries, u32 cq_entries)
+{
+	return PAGE_ALIGN(cqes_offset(sq_entries) +
+			  cq_entries * sizeof(struct hwtimer_event));
+}
+
+static bool ring_size_ok(u32 n)
+{
+	return is_power_of_2(n) && n <= HWTIMER_RING_MAX_ENTRIES;
+}
+
+static int setup_check(const struct hwtimer_ring_setup *req)
+{
+	if (req->flags || req->resv || req->resv2 ||
+	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
+		return -EINVAL;
+	if (!ring_size_ok(req->sq_entries) || !ring_size_ok(req->cq_entries))
+		return -EINVAL;
+	if (!req->slots || req->slots > hwtimer_cdev_max_pending())
+		return -EINVAL;
+	return hwtimer_cdev_wheel(req->clock) ? 0 : -EINVAL;
+}
+
+/* Point the ring's fields into its region. */
+static void ring_layout(struct hwt_ring *r)
+{
+	r->sq_head = r->mem + HWT_RING_SQ_HEAD;
+	r->sq_tail = r->mem + HWT_RING_SQ_TAIL;
+	r->sq_flags = r->mem + HWT_RING_SQ_FLAGS;
+	r->sq_dropped = r->mem + HWT_RING_SQ_DROPPED;
+	r->cq_head = r->mem + HWT_RING_CQ_HEAD;
+	r->cq_tail = r->mem + HWT_RING_CQ_TAIL;
+	r->cq_overflow = r->mem + HWT_RING_CQ_OVERFLOW;
+	r->sqes = r->mem + HWT_RING_SQES;
+	r->cqes = r->mem + cqes_offset(r->sq_entries);
+}
+
+/* What setup answers: the size and every offset of the region. */
+static void setup_answer(const struct hwt_ring *r,
+			 struct hwtimer_ring_setup *req)
+{
+	req->map_size = r->map_size;
+	req->sq_head = HWT_RING_SQ_HEAD;
+	req->sq_tail = HWT_RING_SQ_TAIL;
+	req->sq_flags = HWT_RING_SQ_FLAGS;
+	req->sq_dropped = HWT_RING_SQ_DROPPED;
+	req->sqes = HWT_RING_SQES;
+	req->cq_head = HWT_RING_CQ_HEAD;
+	req->cq_tail = HWT_RING_CQ_TAIL;
+	req->cq_overflow = HWT_RING_CQ_OVERFLOW;
+	req->cqes = cqes_offset(r->sq_entries);
+}
+
+static void ring_destroy(struct hwt_ring *r)
+{
+	vfree(r->mem);
+	kvfree(r->slots);
+	mutex_destroy(&r->drain_mutex);
+	kfree(r);
+}
+
+static void ring_drain_fn(struct hwtimer_timeout *t);
+
+/* Set up the slots: idle ring timers of @r's clock, their index as id. */
+static void slots_init(struct hwt_ring *r)
+{
+	struct hwt_timer *ht;
+	u32 i;
+
+	for (i = 0; i < r->nslots; i++) {
+		ht = &r->slots[i].ht;
+		hwtimer_cdev_timer_init(r->ctx, ht, r->clock);
+		ht->ring = true;
+		ht->id = i;
+		if (!(i % 4096))
+			cond_resched();
+	}
+}
+
+/* A ring as @req asks, not yet installed. Return: it, or ERR_PTR. */
+static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
+				   const struct hwtimer_ring_setup *req)
+{
+	struct hwt_ring *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&r->drain_mutex);
+	hwtimer_timeout_init(&r->drain, ring_drain_fn, 0);
+	r->ctx = ctx;
+	r->clock = req->clock;
+	r->w = hwtimer_cdev_wheel(req->clock);
+	r->sq_entries = req->sq_entries;
+	r->cq_entries = req->cq_entries;
+	r->nslots = req->slots;
+	r->map_size = map_size(r->sq_entries, r->cq_entries);
+	r->slots = kvcalloc(r->nslots, sizeof(*r->slots), GFP_KERNEL_ACCOUNT);
+	r->mem = vmalloc_user(r->map_size);
+	if (!r->slots || !r->mem) {
+		ring_destroy(r);
+		return ERR_PTR(-ENOMEM);
+	}
+	ring_layout(r);
+	slots_init(r);
+	return r;
+}
+
+/* Publish the kernel's copy of the header flags. */
+static void set_flags(struct hwt_ring *r, u32 flags)
+{
+	lockdep_assert_held(&r->drain_mutex);
+	r->flags = flags;
+	WRITE_ONCE(*r->sq_flags, flags);
+}
+
+/*
+ * Arm the periodic drain unless it runs. Should the wheel refuse, leave
+ * NEED_WAKEUP set so that the next submission calls ENTER again.
+ */
+static void drain_start(struct hwt_ring *r)
+{
+	u64 tick = hwtimer_wheel_tick_ns(r->w);
+	int ret;
+
+	lockdep_assert_held(&r->drain_mutex);
+	if (r->drain_on)
+		return;
+	ret = hwtimer_arm(r->w, &r->drain, tick, tick, 0);
+	if (ret && ret != -EBUSY) {
+		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
+		return;
+	}
+	r->drain_on = true;
+}
+
+/* Install @r as @ctx's rings, charging its slots. */
+static int ring_install(struct hwt_ctx *ctx, struct hwt_ring *r)
+{
+	int ret = -EBUSY;
+
+	spin_lock(&ctx->wqh.lock);
+	if (!ctx->ring) {
+		ret = hwtimer_cdev_reserve(ctx, r->nslots);
+		if (!ret) {
+			/* Lockless readers (mmap, ENTER) see it set up. */
+			smp_store_release(&ctx->ring, r);
+		}
+	}
+	spin_unlock(&ctx->wqh.lock);
+	return ret;
+}
+
+/**
+ * hwtimer_ring_setup() - HWTIMER_IOC_RING_SETUP: create a context's rings
+ * @ctx: the context
+ * @arg: user pointer to struct hwtimer_ring_setup
+ *
+ * Context: process context, the ioctl; may sleep.
+ * Return: 0; -EFAULT, -EINVAL (bad sizes, slots, clock, flags or reserved
+ * words), -EBUSY (rings already set up), -ENOSPC or -EDQUOT (the slots
+ * pass the context's or the user's limit), -ENOMEM.
+ */
+long hwtimer_ring_setup(struct hwt_ctx *ctx, void __user *arg)
+{
+	struct hwtimer_ring_setup req;
+	struct hwt_ring *r;
+	int ret;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	ret = setup_check(&req);
+	if (ret)
+		return ret;
+	/* Early answer only: ring_install() decides under the lock. */
+	if (smp_load_acquire(&ctx->ring))
+		return -EBUSY;
+	r = ring_alloc(ctx, &req);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	setup_answer(r, &req);
+	/* An answer that cannot be written back: the rings never existed. */
+	if (copy_to_user(arg, &req, sizeof(req))) {
+		ret = -EFAULT;
+		goto err_destroy;
+	}
+	ret = ring_install(ctx, r);
+	if (ret)
+		goto err_destroy;
+	mutex_lock(&r->drain_mutex);
+	drain_start(r);
+	mutex_unlock(&r->drain_mutex);
+	return 0;
+
+err_destroy:
+	ring_destroy(r);
+	return ret;
+}
+
+/**
+ * hwtimer_ring_mmap() - map a context's rings
+ * @ctx: the context
+ * @vma: a shared mapping at offset 0, no longer than the setup's map_size
+ *
+ * Context: the mmap() file operation.
+ * Return: 0; -EINVAL before setup, at another offset, for a private or
+ * too long mapping.
+ */
+int hwtimer_ring_mmap(struct hwt_ctx *ctx, struct vm_area_struct *vma)
+{
+	/* Pairs with ring_install(): the ring is set up when seen. */
+	struct hwt_ring *r = smp_load_acquire(&ctx->ring);
+
+	if (!r || vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) ||
+	    vma->vm_end - vma->vm_start > r->map_size)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, r->mem, 0);
+}
+
+/*
+ * Room in the completion ring. The cq head is userspace's: one that is
+ * ahead of the tail, or more than the ring's size behind, means full.
+ * Caller holds ctx->wqh.lock.
+ */
+static u32 cq_space(struct hwt_ring *r)
+{
+	/* Pairs with userspace's release of the records it is done with. */
+	u32 used = r->cq_next - smp_load_acquire(r->cq_head);
+
+	lockdep_assert_held(&r->ctx->wqh.lock);
+	return used > r->cq_entries ? 0 : r->cq_entries - used;
+}
+
+/* Write @ev at the cq tail, which cq_space() found room for. */
+static void cq_push(struct hwt_ring *r, const struct hwtimer_event *ev)
+{
+	lockdep_assert_held(&r->ctx->wqh.lock);
+	memcpy(&r->cqes[r->cq_next & (r->cq_entries - 1)], ev, sizeof(*ev));
+	r->cq_next++;
+	/* The record is written before userspace can see the new tail. */
+	smp_store_release(r->cq_tail, r->cq_next);
+}
+
+/*
+ * Whether periodic @ht has a period after the one it serves now, counted
+ * as the worker will re-arm it: the first boundary after the fire time.
+ */
+static bool has_next_period(struct hwt_timer *ht)
+{
+	u64 deadline = hwtimer_deadline(&ht->t), period = hwtimer_period(&ht->t);
+	u64 k = 0, step, next;
+
+	if (ht->fire_ns > deadline)
+		k = div64_u64(ht->fire_ns - deadline, period);
+	return !check_mul_overflow(k + 1, period, &step) &&
+	       !check_add_overflow(deadline, step, &next);
+}
+
+/**
+ * hwtimer_ring_complete_locked() - the record of a slot's expiry, to the CQ
+ * @ctx: the context, which has rings
+ * @ht: a linked ring slot, whose callback serves this expiry now
+ * @overruns: further expiries this run covers
+ *
+ * A one-shot slot, or a periodic one with no next period, is idle again
+ * once its record is in the ring. A full ring counts an overflow and
+ * leaves the record to the event list.
+ *
+ * Context: the slot's callback; caller holds ctx->wqh.lock.
+ * Return: true if the record went to the completion ring.
+ */
+bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+				  u64 overruns)
+{
+	struct hwt_ring *r = ctx->ring;
+	struct hwtimer_event ev = {
+		.id = ht->id,
+		.cookie = ht->cookie,
+		.deadline_ns = hwtimer_deadline(&ht->t),
+		.fire_ns = ht->fire_ns,
+		.overruns = overruns,
+		.clock = ht->clock,
+		.flags = HWTIMER_EVENT_RING,
+	};
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!cq_space(r)) {
+		r->overflow++;
+		WRITE_ONCE(*r->cq_overflow, r->overflow);
+		return false;
+	}
+	if (!ht->periodic || !has_next_period(ht)) {
+		/* From its own callback: ends a periodic series. */
+		if (ht->periodic)
+			hwtimer_cancel(&ht->t);
+		ht->linked = false;
+		ctx->pending--;
+		ev.flags |= HWTIMER_EVENT_LAST;
+	}
+	cq_push(r, &ev);
+	return true;
+}
+
+/**
+ * hwtimer_ring_cq_ready_locked() - do records wait in the completion ring?
+ * @ctx: the context
+ *
+ * Context: caller holds ctx->wqh.lock.
+ * Return: true if @ctx has rings and its cq head is not at the tail.
+ */
+bool hwtimer_ring_cq_ready_locked(struct hwt_ctx *ctx)
+{
+	struct hwt_ring *r = ctx->ring;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	return r && READ_ONCE(*r->cq_head) != r->cq_next;
+}
+
+/* Copy entry @idx of the submission ring once, word by word. */
+static void sqe_copy(const struct hwt_ring *r, u32 idx,
+		     struct hwtimer_sqe *sqe)
+{
+	const u64 *src = (const u64 *)&r->sqes[idx & (r->sq_entries - 1)];
+	union {
+		struct hwtimer_sqe sqe;
+		u64 w[sizeof(struct hwtimer_sqe) / sizeof(u64)];
+	} u;
+	size_t i;
+
+	BUILD_BUG_ON(sizeof(struct hwtimer_sqe) != 48);
+	for (i = 0; i < ARRAY_SIZE(u.w); i++)
+		u.w[i] = READ_ONCE(src[i]);
+	*sqe = u.sqe;
+}
+
+/* Check an entry as copied. Return: 0 or -EINVAL. */
+static int sqe_check(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+{
+	if (sqe->flags || sqe->reserved0 || sqe->reserved[0] ||
+	    sqe->reserved[1] || sqe->slot >= r->nslots)
+		return -EINVAL;
+	switch (sqe->op) {
+	case HWTIMER_SQE_ARM:
+		if (sqe->period_ns &&
+		    sqe->period_ns < hwtimer_wheel_tick_ns(r->w))
+			return -EINVAL;
+		return 0;
+	case HWTIMER_SQE_CANCEL:
+		return sqe->deadline_ns || sqe->period_ns ? -EINVAL : 0;
+	case HWTIMER_SQE_MODIFY:
+		return sqe->period_ns ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Complete entry @sqe with @res; @last: its slot became idle. */
+static void sqe_complete(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
+			 s64 res, bool last)
+{
+	struct hwtimer_event ev = {
+		.id = sqe->slot,
+		.cookie = sqe->cookie,
+		.res = res,
+		.clock = r->clock,
+		.flags = HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE |
+			 (u32)sqe->op << HWTIMER_EVENT_OP_SHIFT,
+	};
+
+	if (last)
+		ev.flags |= HWTIMER_EVENT_LAST;
+	cq_push(r, &ev);
+}
+
+static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+{
+	struct hwt_timer *ht = &r->slots[sqe->slot].ht;
+
+	if (ht->linked || ht->queued)
+		return -EBUSY;
+	ht->cookie = sqe->cookie;
+	ht->periodic = sqe->period_ns != 0;
+	return hwtimer_cdev_start_locked(r->ctx, r->w, ht, sqe->deadline_ns,
+					 sqe->period_ns, HWTIMER_ARM_ABS);
+}
+
+/*
+ * Apply CANCEL or MODIFY @sqe to its slot and complete it as needed.
+ * Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
+ * callback runs: wait for it and apply the entry again.
+ */
+static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+{
+	struct hwt_timer *ht = &r->slots[sqe->slot].ht, *reap = NULL;
+	u32 result = HWTIMER_RESULT_NOT_PENDING;
+	int ret = 0;
+
+	if (!ht->linked) {
+		sqe_complete(r, sqe, result, false);
+		return 0;
+	}
+	if (sqe->op == HWTIMER_SQE_CANCEL)
+		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
+	else
+		ret = hwtimer_cdev_modify_locked(r->ctx, ht, sqe->deadline_ns,
+						 HWTIMER_ARM_ABS, &result,
+						 &reap);
+	/* Slots are never dead, so never reaped. */
+	WARN_ON_ONCE(reap);
+	if (ret == -EAGAIN)
+		return ret;
+	if (ret || result != HWTIMER_RESULT_MODIFIED)
+		sqe_complete(r, sqe, ret ? ret : result,
+			     !ht->linked && !ht->queued);
+	return 0;
+}
+
+/*
+ * Check and apply one entry; the completion ring has room for its
+ * completion. Caller holds ctx->wqh.lock. Return: as sqe_cancel_modify().
+ */
+static int sqe_run(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+{
+	int ret = sqe_check(r, sqe);
+
+	lockdep_assert_held(&r->ctx->wqh.lock);
+	if (!ret && sqe->op != HWTIMER_SQE_ARM)
+		return sqe_cancel_modify(r, sqe);
+	if (!ret)
+		ret = sqe_arm(r, sqe);
+	if (ret)
+		sqe_complete(r, sqe, ret, false);
+	return 0;
+}
+
+/*
+ * Apply up to @n entries from the kernel's sq head, stopping when the
+ * completion ring is full or a MODIFY must wait for the callback of slot
+ * *@wait. Return: how many were consumed.
+ */
+static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
+{
+	struct hwtimer_sqe sqes[HWT_RING_CHUNK];
+	struct hwt_ctx *ctx = r->ctx;
+	u32 i;
+
+	lockdep_assert_held(&r->drain_mutex);
+	for (i = 0; i < n; i++)
+		sqe_copy(r, r->sq_next + i, &sqes[i]);
+	spin_lock(&ctx->wqh.lock);
+	for (i = 0; i < n && cq_space(r); i++) {
+		if (sqe_run(r, &sqes[i]) == -EAGAIN) {
+			*wait = &r->slots[sqes[i].slot].ht;
+			break;
+		}
+	}
+	spin_unlock(&ctx->wqh.lock);
+	return i;
+}
+
+/*
+ * Consume what the sq tail, read once, says is there, at most the ring's
+ * size. Caller holds drain_mutex, which is dropped while waiting for a
+ * slot's callback; the drain ends there, as another may have run
+ * meanwhile. Return: entries consumed.
+ */
+static u32 ring_drain(struct hwt_ring *r)
+{
+	/* Pairs with userspace's release of the entries it wrote. */
+	u32 tail = smp_load_acquire(r->sq_tail);
+	u32 n = tail - r->sq_next, done = 0, k, want;
+	struct hwt_timer *wait = NULL;
+
+	lockdep_assert_held(&r->drain_mutex);
+	if (n > r->sq_entries) {
+		/* No ring holds that many: skip to the tail, consume nothing. */
+		r->dropped++;
+		WRITE_ONCE(*r->sq_dropped, r->dropped);
+		r->sq_next = tail;
+		/* As below, though nothing was read. */
+		smp_store_release(r->sq_head, r->sq_next);
+		return 0;
+	}
+	while (done < n) {
+		want = min_t(u32, n - done, HWT_RING_CHUNK);
+		k = drain_chunk(r, want, &wait);
+		r->sq_next += k;
+		done += k;
+		/* Entries are copied before userspace may reuse their place. */
+		smp_store_release(r->sq_head, r->sq_next);
+		if (wait) {
+			mutex_unlock(&r->drain_mutex);
+			hwtimer_cancel_sync(&wait->t);
+			mutex_lock(&r->drain_mutex);
+			break;
+		}
+		if (k < want)
+			break;	/* the completion ring is full */
+		cond_resched();
+	}
+	return done;
+}
+
+/*
+ * After a drain that consumed nothing: is the ring still empty once
+ * NEED_WAKEUP is visible? If not, the flag is cleared again.
+ */
+static bool ring_idle(struct hwt_ring *r)
+{
+	lockdep_assert_held(&r->drain_mutex);
+	if (READ_ONCE(*r->sq_tail) != r->sq_next)
+		return false;
+	set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
+	/* Pairs with userspace's barrier between its tail and flags. */
+	smp_mb();
+	if (READ_ONCE(*r->sq_tail) == r->sq_next)
+		return true;
+	set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
+	return false;
+}
+
+/* Callback of the periodic drain; on a wheel worker, may sleep. */
+static void ring_drain_fn(struct hwtimer_timeout *t)
+{
+	struct hwt_ring *r = container_of(t, struct hwt_ring, drain);
+
+	mutex_lock(&r->drain_mutex);
+	if (!ring_drain(r) && ring_idle(r)) {
+		/* From its own callback: the series ends, ENTER restarts it. */
+		hwtimer_cancel(&r->drain);
+		r->drain_on = false;
+	}
+	mutex_unlock(&r->drain_mutex);
+}
+
+/**
+ * hwtimer_ring_enter() - HWTIMER_IOC_ENTER: drain the submission ring now
+ * @ctx: the context
+ * @arg: user pointer to struct hwtimer_ring_enter
+ *
+ * Clears NEED_WAKEUP, drains, and restarts the periodic drain.
+ *
+ * Context: process context, the ioctl; may sleep.
+ * Return: entries consumed; -EFAULT; -EINVAL for flags, reserved words or
+ * a context without rings; -EINTR if a signal came while waiting for
+ * another drain.
+ */
+long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
+{
+	/* Pairs with ring_install(): the ring is set up when seen. */
+	struct hwt_ring *r = smp_load_acquire(&ctx->ring);
+	struct hwtimer_ring_enter req;
+	u32 n;
+
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags || req.resv ||
+	    memchr_inv(req.reserved, 0, sizeof(req.reserved)) || !r)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&r->drain_mutex))
+		return -EINTR;
+	set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
+	n = ring_drain(r);
+	drain_start(r);
+	mutex_unlock(&r->drain_mutex);
+	return n;
+}
+
+/**
+ * hwtimer_ring_stop() - stop the drain and every slot of a context's rings
+ * @ctx: the context, being released
+ *
+ * Afterwards no callback of the rings runs or will run.
+ *
+ * Context: release; may sleep.
+ */
+void hwtimer_ring_stop(struct hwt_ctx *ctx)
+{
+	struct hwt_ring *r = ctx->ring;
+	u32 i;
+
+	if (!r)
+		return;
+	/* First the drain, the only thing that arms slots now. */
+	hwtimer_cancel_sync(&r->drain);
+	for (i = 0; i < r->nslots; i++) {
+		hwtimer_cancel_sync(&r->slots[i].ht.t);
+		if (!(i % 1024))
+			cond_resched();
+	}
+}
+
+/**
+ * hwtimer_ring_free() - free a context's rings
+ * @ctx: the context, being released, after hwtimer_ring_stop()
+ *
+ * Their places in the limits are given back with the context's.
+ *
+ * Context: release; may sleep.
+ */
+void hwtimer_ring_free(struct hwt_ctx *ctx)
+{
+	if (ctx->ring)
+		ring_destroy(ctx->ring);
+}
