@@ -303,6 +303,32 @@ static void fire_periodic(struct hwt_timer *ht, u64 overruns)
 	ht->dormant = true;
 }
 
+/* Wake pollers and readers, signal the eventfd: records are ready. */
+static void wake_locked(struct hwt_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->evfd)
+		hwt_eventfd_signal(ctx->evfd);
+}
+
+/**
+ * hwtimer_cdev_wake() - tell a context's waiters that records are ready
+ * @ctx: the context
+ *
+ * Wakes poll() and read() waiters, signals the eventfd and O_ASYNC
+ * listeners, as an expiry does.
+ *
+ * Context: process context, ctx->wqh.lock not held.
+ */
+void hwtimer_cdev_wake(struct hwt_ctx *ctx)
+{
+	spin_lock(&ctx->wqh.lock);
+	wake_locked(ctx);
+	spin_unlock(&ctx->wqh.lock);
+	kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
+}
+
 /* Keep the record of this expiry in @ht, on the event list. */
 static void queue_record(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			 u64 overruns)
@@ -351,9 +377,7 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns))
 		queue_record(ctx, ht, overruns);
 	queued = true;
-	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
-	if (ctx->evfd)
-		hwt_eventfd_signal(ctx->evfd);
+	wake_locked(ctx);
 out_unlock:
 	spin_unlock(&ctx->wqh.lock);
 	if (queued)

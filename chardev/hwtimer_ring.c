@@ -588,19 +588,25 @@ static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
 {
 	struct hwtimer_sqe sqes[HWT_RING_CHUNK];
 	struct hwt_ctx *ctx = r->ctx;
-	u32 i;
+	bool completed;
+	u32 i, cq_was;
 
 	lockdep_assert_held(&r->drain_mutex);
 	for (i = 0; i < n; i++)
 		sqe_copy(r, r->sq_next + i, &sqes[i]);
 	spin_lock(&ctx->wqh.lock);
+	cq_was = r->cq_next;
 	for (i = 0; i < n && cq_space(r); i++) {
 		if (sqe_run(r, &sqes[i]) == -EAGAIN) {
 			*wait = &r->slots[sqes[i].slot].ht;
 			break;
 		}
 	}
+	/* Completions of entries wake waiters as expiries do. */
+	completed = r->cq_next != cq_was;
 	spin_unlock(&ctx->wqh.lock);
+	if (completed)
+		hwtimer_cdev_wake(ctx);
 	return i;
 }
 
