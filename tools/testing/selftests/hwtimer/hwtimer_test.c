@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -74,6 +75,15 @@ static_assert(sizeof(struct hwtimer_batch) == 40, "batch size");
 static_assert(sizeof(struct hwtimer_eventfd_req) == 24, "eventfd size");
 static_assert(sizeof(struct hwtimer_stats_req) == 472, "stats size");
 static_assert(sizeof(struct hwtimer_event) == 48, "event size");
+static_assert(offsetof(struct hwtimer_event, res) == 32, "event res");
+static_assert(sizeof(struct hwtimer_ring_setup) == 104, "ring setup size");
+static_assert(offsetof(struct hwtimer_ring_setup, map_size) == 24, "map_size");
+static_assert(offsetof(struct hwtimer_ring_setup, reserved) == 72, "setup resv");
+static_assert(sizeof(struct hwtimer_sqe) == 48, "sqe size");
+static_assert(offsetof(struct hwtimer_sqe, slot) == 4, "sqe slot");
+static_assert(offsetof(struct hwtimer_sqe, deadline_ns) == 8, "sqe deadline");
+static_assert(offsetof(struct hwtimer_sqe, reserved) == 32, "sqe reserved");
+static_assert(sizeof(struct hwtimer_ring_enter) == 24, "enter size");
 
 /* The module's tick, learnt in FIXTURE_SETUP; one millisecond if unknown. */
 static uint64_t tick_ns = MS;
@@ -1036,7 +1046,9 @@ TEST_F(ctx, api)
 	       1ULL << _IOC_NR(HWTIMER_IOC_CANCEL) | 1ULL << _IOC_NR(HWTIMER_IOC_MODIFY) |
 	       1ULL << _IOC_NR(HWTIMER_IOC_BATCH) |
 	       1ULL << _IOC_NR(HWTIMER_IOC_SET_EVENTFD) |
-	       1ULL << _IOC_NR(HWTIMER_IOC_STATS);
+	       1ULL << _IOC_NR(HWTIMER_IOC_STATS) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_RING_SETUP) |
+	       1ULL << _IOC_NR(HWTIMER_IOC_ENTER);
 	ASSERT_TRUE(a.api == HWTIMER_API) {
 		TH_LOG("api %" PRIu64, (uint64_t)a.api);
 	}
@@ -3318,6 +3330,874 @@ TEST_F(ctx, rmmod_refused)
 		TH_LOG("delete_module gave %d (%s) with a context open", ret, strerror(errno));
 	}
 	close_dev(self, fd);
+}
+
+/* ---- timer rings ---- */
+
+/* A context's rings as this process maps them. */
+struct ring {
+	struct hwtimer_ring_setup s;
+	void *mem;
+	uint32_t *sq_head;
+	uint32_t *sq_tail;
+	uint32_t *sq_flags;
+	uint32_t *sq_dropped;
+	uint32_t *cq_head;
+	uint32_t *cq_tail;
+	uint32_t *cq_overflow;
+	struct hwtimer_sqe *sqes;
+	struct hwtimer_event *cqes;
+};
+
+/* Slots of the rings the tests set up, unless a test says otherwise. */
+#define RING_SLOTS	64
+
+static void ring_req(struct hwtimer_ring_setup *s, uint32_t sq, uint32_t cq,
+		     uint32_t slots)
+{
+	memset(s, 0, sizeof(*s));
+	s->sq_entries = sq;
+	s->cq_entries = cq;
+	s->slots = slots;
+	s->clock = CLOCK_MONOTONIC;
+}
+
+static int ring_setup(int fd, struct ring *r, uint32_t sq, uint32_t cq,
+		      uint32_t slots)
+{
+	memset(r, 0, sizeof(*r));
+	ring_req(&r->s, sq, cq, slots);
+	return xioctl(fd, HWTIMER_IOC_RING_SETUP, &r->s);
+}
+
+/* Map the rings @r->s describes and point @r's fields into them. */
+static int ring_mmap(int fd, struct ring *r)
+{
+	char *m = mmap(NULL, r->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	r->mem = m;
+	r->sq_head = (uint32_t *)(m + r->s.sq_head);
+	r->sq_tail = (uint32_t *)(m + r->s.sq_tail);
+	r->sq_flags = (uint32_t *)(m + r->s.sq_flags);
+	r->sq_dropped = (uint32_t *)(m + r->s.sq_dropped);
+	r->cq_head = (uint32_t *)(m + r->s.cq_head);
+	r->cq_tail = (uint32_t *)(m + r->s.cq_tail);
+	r->cq_overflow = (uint32_t *)(m + r->s.cq_overflow);
+	r->sqes = (struct hwtimer_sqe *)(m + r->s.sqes);
+	r->cqes = (struct hwtimer_event *)(m + r->s.cqes);
+	return 0;
+}
+
+/* Set up rings of the given sizes on @fd and map them, or fail the test. */
+static void ring_open(struct __test_metadata *_metadata, int fd,
+		      struct ring *r, uint32_t sq, uint32_t cq, uint32_t slots)
+{
+	int ret = ring_setup(fd, r, sq, cq, slots);
+
+	ASSERT_TRUE(ret == 0) {
+		TH_LOG("RING_SETUP %u/%u/%u: %s", sq, cq, slots, strerror(-ret));
+	}
+	ret = ring_mmap(fd, r);
+	ASSERT_TRUE(ret == 0) {
+		TH_LOG("mmap %" PRIu64 " bytes: %s", (uint64_t)r->s.map_size,
+		       strerror(-ret));
+	}
+}
+
+static struct hwtimer_sqe sqe_of(uint8_t op, uint32_t slot, uint64_t deadline,
+				 uint64_t period, uint64_t cookie)
+{
+	struct hwtimer_sqe e;
+
+	memset(&e, 0, sizeof(e));
+	e.op = op;
+	e.slot = slot;
+	e.deadline_ns = deadline;
+	e.period_ns = period;
+	e.cookie = cookie;
+	return e;
+}
+
+/* Queue @e; -EAGAIN when the submission ring is full. */
+static int ring_push(struct ring *r, const struct hwtimer_sqe *e)
+{
+	uint32_t tail = *r->sq_tail;
+	uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+
+	if (tail - head >= r->s.sq_entries)
+		return -EAGAIN;
+	r->sqes[tail & (r->s.sq_entries - 1)] = *e;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int ring_enter(int fd)
+{
+	struct hwtimer_ring_enter e;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	ret = ioctl(fd, HWTIMER_IOC_ENTER, &e);
+	return ret < 0 ? -errno : ret;
+}
+
+/* The protocol after pushing: ENTER only if the drain stopped. */
+static int ring_kick(int fd, struct ring *r)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
+	    HWTIMER_RING_NEED_WAKEUP)
+		return ring_enter(fd);
+	return 0;
+}
+
+static int ring_push_kick(int fd, struct ring *r, struct hwtimer_sqe e)
+{
+	int ret = ring_push(r, &e);
+
+	return ret ? ret : (ring_kick(fd, r) < 0 ? -EIO : 0);
+}
+
+/*
+ * ENTER, then wait until every entry pushed is consumed: the periodic
+ * drain may take some before ENTER does, so its count says little.
+ */
+static void ring_submit(struct __test_metadata *_metadata, int fd,
+			struct ring *r)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+	int ret = ring_enter(fd);
+
+	ASSERT_TRUE(ret >= 0) {
+		TH_LOG("ENTER: %s", strerror(-ret));
+	}
+	while (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != *r->sq_tail) {
+		ASSERT_TRUE(now_ns(CLOCK_MONOTONIC) < end) {
+			TH_LOG("entries not consumed: head %u tail %u",
+			       *r->sq_head, *r->sq_tail);
+		}
+		sleep_ms(1);
+	}
+}
+
+/* Take one record from the completion ring; false if it is empty. */
+static bool cq_pop(struct ring *r, struct hwtimer_event *ev)
+{
+	uint32_t head = *r->cq_head;
+
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return false;
+	*ev = r->cqes[head & (r->s.cq_entries - 1)];
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Wait up to @ms for a record in the completion ring (poll()ing @fd). */
+static bool cq_wait(int fd, struct ring *r, struct hwtimer_event *ev, int ms)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + (uint64_t)ms * MS;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (!cq_pop(r, ev)) {
+		if (now_ns(CLOCK_MONOTONIC) >= end)
+			return false;
+		poll(&p, 1, 10);
+	}
+	return true;
+}
+
+/* Whether @ev completes entry @op with @res. */
+static bool is_completion(const struct hwtimer_event *ev, uint8_t op,
+			  int64_t res)
+{
+	return (ev->flags & (HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE)) ==
+	       (HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE) &&
+	       (ev->flags & HWTIMER_EVENT_OP_MASK) >> HWTIMER_EVENT_OP_SHIFT == op &&
+	       ev->res == res;
+}
+
+/* RING_SETUP: every bad size, field and reserved word gives EINVAL. */
+TEST_F(ctx, ring_setup_bad)
+{
+	struct hwtimer_api a = { .api = HWTIMER_API };
+	struct hwtimer_ring_setup s;
+	int fd = self->fd, i;
+	static const uint32_t bad[] = { 0, 3, 6, 100, 131072, 1U << 31 };
+
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == 0);
+	ASSERT_TRUE((a.features & HWTIMER_FEATURE_RINGS) != 0);
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		ring_req(&s, bad[i], 8, 4);
+		EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL) {
+			TH_LOG("sq_entries %u accepted", bad[i]);
+		}
+		ring_req(&s, 8, bad[i], 4);
+		EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL) {
+			TH_LOG("cq_entries %u accepted", bad[i]);
+		}
+	}
+	ring_req(&s, 8, 8, 0);
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, a.max_pending + 1);
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, 4);
+	s.clock = CLOCK_REALTIME;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, 4);
+	s.flags = 1;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, 4);
+	s.resv = 1;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, 4);
+	s.resv2 = 1;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	for (i = 0; i < 4; i++) {
+		ring_req(&s, 8, 8, 4);
+		s.reserved[i] = 1;
+		EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL) {
+			TH_LOG("reserved[%d] accepted", i);
+		}
+	}
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, unmapped_ptr()) == -EFAULT);
+	/* Nothing above set the rings up: a good call still works, once. */
+	ring_req(&s, 8, 8, 4);
+	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == 0);
+	ring_req(&s, 8, 8, 4);
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EBUSY);
+}
+
+/* RING_SETUP's answer: the region holds every field, none overlaps. */
+TEST_F(ctx, ring_setup_layout)
+{
+	struct hwtimer_stats_req st;
+	struct ring r;
+	uint32_t idx[7];
+	int i, j;
+
+	ASSERT_TRUE(ring_setup(self->fd, &r, 256, 1024, 100) == 0);
+	idx[0] = r.s.sq_head;
+	idx[1] = r.s.sq_tail;
+	idx[2] = r.s.sq_flags;
+	idx[3] = r.s.sq_dropped;
+	idx[4] = r.s.cq_head;
+	idx[5] = r.s.cq_tail;
+	idx[6] = r.s.cq_overflow;
+	EXPECT_TRUE(r.s.map_size % getpagesize() == 0);
+	for (i = 0; i < 7; i++) {
+		EXPECT_TRUE(idx[i] % 4 == 0);
+		EXPECT_TRUE(idx[i] + 4 <= r.s.sqes || idx[i] >= r.s.cqes +
+			    1024 * sizeof(struct hwtimer_event)) {
+			TH_LOG("index %d at %u inside an array", i, idx[i]);
+		}
+		for (j = 0; j < i; j++)
+			EXPECT_TRUE(idx[i] != idx[j]);
+	}
+	EXPECT_TRUE(r.s.sqes % 8 == 0);
+	EXPECT_TRUE(r.s.cqes % 8 == 0);
+	EXPECT_TRUE(r.s.sqes + 256 * sizeof(struct hwtimer_sqe) <= r.s.cqes);
+	EXPECT_TRUE(r.s.cqes + 1024 * sizeof(struct hwtimer_event) <=
+		    r.s.map_size);
+	EXPECT_TRUE(r.s.resv + r.s.resv2 + r.s.reserved[0] + r.s.reserved[3] == 0);
+	/* The slots are charged to the context at once. */
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	EXPECT_TRUE(st.ctx_live == 100);
+	EXPECT_TRUE(st.ctx_pending == 0);
+}
+
+/* mmap: before setup, at an offset, too long or private is EINVAL. */
+TEST_F(ctx, ring_mmap_bad)
+{
+	long pg = getpagesize();
+	struct ring r;
+	void *m;
+
+	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	EXPECT_TRUE(m == MAP_FAILED && errno == EINVAL) {
+		TH_LOG("mmap before setup: %s", m == MAP_FAILED ?
+		       strerror(errno) : "mapped");
+	}
+	ASSERT_TRUE(ring_setup(self->fd, &r, 8, 8, 4) == 0);
+	m = mmap(NULL, r.s.map_size + pg, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, 0);
+	EXPECT_TRUE(m == MAP_FAILED && errno == EINVAL) {
+		TH_LOG("mmap past map_size accepted");
+	}
+	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, pg);
+	EXPECT_TRUE(m == MAP_FAILED && errno == EINVAL) {
+		TH_LOG("mmap at offset one page accepted");
+	}
+	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd, 0);
+	EXPECT_TRUE(m == MAP_FAILED && errno == EINVAL) {
+		TH_LOG("private mmap accepted");
+	}
+	/* A shorter mapping is fine, and so is the whole. */
+	m = mmap(NULL, pg, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_TRUE(m != MAP_FAILED);
+	EXPECT_TRUE(munmap(m, pg) == 0);
+	ASSERT_TRUE(ring_mmap(self->fd, &r) == 0);
+	EXPECT_TRUE(*r.sq_head + *r.sq_tail + *r.cq_head + *r.cq_tail == 0);
+	EXPECT_TRUE(munmap(r.mem, r.s.map_size) == 0);
+}
+
+/* ENTER: reserved words, flags and a context without rings are EINVAL. */
+TEST_F(ctx, ring_enter_bad)
+{
+	struct hwtimer_ring_enter e;
+	struct ring r;
+
+	memset(&e, 0, sizeof(e));
+	EXPECT_TRUE(xioctl(self->fd, HWTIMER_IOC_ENTER, &e) == -EINVAL);
+	ASSERT_TRUE(ring_setup(self->fd, &r, 8, 8, 4) == 0);
+	e.flags = 1;
+	EXPECT_TRUE(xioctl(self->fd, HWTIMER_IOC_ENTER, &e) == -EINVAL);
+	e.flags = 0;
+	e.resv = 1;
+	EXPECT_TRUE(xioctl(self->fd, HWTIMER_IOC_ENTER, &e) == -EINVAL);
+	e.resv = 0;
+	e.reserved[1] = 1;
+	EXPECT_TRUE(xioctl(self->fd, HWTIMER_IOC_ENTER, &e) == -EINVAL);
+	EXPECT_TRUE(xioctl(self->fd, HWTIMER_IOC_ENTER, unmapped_ptr()) == -EFAULT);
+	EXPECT_TRUE(ring_enter(self->fd) == 0);
+}
+
+/* A ring ARM fires into the completion ring, never early; POLLIN. */
+TEST_F(ctx, ring_arm_fires)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	struct hwtimer_event ev;
+	uint64_t d;
+	struct ring r;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	d = now_ns(CLOCK_MONOTONIC) + 20 * MS;
+	ASSERT_TRUE(ring_push_kick(self->fd, &r,
+				    sqe_of(HWTIMER_SQE_ARM, 3, d, 0, 0xc0de)) == 0);
+	ASSERT_TRUE(poll(&p, 1, WAIT_MS) == 1);
+	ASSERT_TRUE(cq_pop(&r, &ev));
+	EXPECT_TRUE(ev.id == 3);
+	EXPECT_TRUE(ev.cookie == 0xc0de);
+	EXPECT_TRUE(ev.deadline_ns == d);
+	EXPECT_TRUE((HWTIMER_EVENT_RING | HWTIMER_EVENT_LAST) == ev.flags);
+	EXPECT_TRUE(ev.clock == CLOCK_MONOTONIC);
+	EXPECT_TRUE(ev.overruns == 0);
+	EXPECT_TRUE(ev.fire_ns >= d && ev.fire_ns - d < LATE_MAX_NS) {
+		TH_LOG("fired %" PRId64 " ns from its deadline",
+		       (int64_t)(ev.fire_ns - d));
+	}
+	/* Taken: nothing is readable, and the slot takes a new arm. */
+	EXPECT_TRUE(poll(&p, 1, 0) == 0);
+	EXPECT_TRUE(read_queued(self->fd, &ev, sizeof(ev)) == 0);
+	ASSERT_TRUE(ring_push_kick(self->fd, &r,
+				    sqe_of(HWTIMER_SQE_ARM, 3, 1, 0, 2)) == 0);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(ev.id == 3 && ev.cookie == 2 &&
+		    !(ev.flags & HWTIMER_EVENT_SQE)) {
+		TH_LOG("re-arm of slot 3: flags %#x res %" PRId64, ev.flags,
+		       (int64_t)ev.res);
+	}
+}
+
+/* ARM of an armed slot completes with EBUSY; the first arm stands. */
+TEST_F(ctx, ring_arm_busy)
+{
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t far = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 5, .deadline_ns = far }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 5, .deadline_ns = 1,
+		.cookie = 77 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_ARM, -EBUSY) &&
+		    ev.id == 5 && ev.cookie == 77) {
+		TH_LOG("flags %#x res %" PRId64 " id %" PRIu64, ev.flags,
+		       (int64_t)ev.res, (uint64_t)ev.id);
+	}
+	EXPECT_TRUE((ev.flags & HWTIMER_EVENT_LAST) == 0);
+	EXPECT_TRUE(stats_pending(self->fd) == 1);
+	sleep_ms(NOFIRE_MS);
+	EXPECT_FALSE(cq_pop(&r, &ev));
+}
+
+/* CANCEL completes with CANCELLED and LAST, then NOT_PENDING; no expiry. */
+TEST_F(ctx, ring_cancel)
+{
+	struct hwtimer_stats_req st;
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t d = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 1, .deadline_ns = d }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_CANCEL, .slot = 1, .cookie = 11 }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_CANCEL, .slot = 1, .cookie = 12 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_CANCELLED) &&
+		    ev.cookie == 11 && ev.id == 1 &&
+		    (ev.flags & HWTIMER_EVENT_LAST)) {
+		TH_LOG("first cancel: flags %#x res %" PRId64, ev.flags, (int64_t)ev.res);
+	}
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_NOT_PENDING) &&
+		    ev.cookie == 12 && !(ev.flags & HWTIMER_EVENT_LAST)) {
+		TH_LOG("second cancel: flags %#x res %" PRId64, ev.flags, (int64_t)ev.res);
+	}
+	sleep_ms(NOFIRE_MS);
+	EXPECT_FALSE(cq_pop(&r, &ev)) {
+		TH_LOG("cancelled slot fired: flags %#x", ev.flags);
+	}
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	EXPECT_TRUE(st.ctx_pending == 0);
+	EXPECT_TRUE(st.ctx_cancelled == 1);
+	EXPECT_TRUE(st.ctx_live == RING_SLOTS);
+}
+
+/* MODIFY moves a pending slot; of an idle one it completes NOT_PENDING. */
+TEST_F(ctx, ring_modify)
+{
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t d;
+	int i;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	d = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 7, .deadline_ns = d,
+		.cookie = 70 }) == 0);
+	d = now_ns(CLOCK_MONOTONIC) + 30 * MS;
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_MODIFY, .slot = 7, .deadline_ns = d,
+		.cookie = 71 }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_MODIFY, .slot = 8, .deadline_ns = d,
+		.cookie = 81 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+		if (ev.id == 8) {
+			EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_MODIFY,
+						  HWTIMER_RESULT_NOT_PENDING) &&
+				    ev.cookie == 81) {
+				TH_LOG("modify of idle slot 8: flags %#x res %"
+				       PRId64, ev.flags, (int64_t)ev.res);
+			}
+			continue;
+		}
+		EXPECT_TRUE(ev.id == 7 && ev.cookie == 70 &&
+			    ev.deadline_ns == d && ev.fire_ns >= d &&
+			    ev.flags == (HWTIMER_EVENT_RING | HWTIMER_EVENT_LAST)) {
+			TH_LOG("slot %" PRIu64 ": flags %#x deadline %" PRIu64
+			       " want %" PRIu64, (uint64_t)ev.id, ev.flags,
+			       (uint64_t)ev.deadline_ns, d);
+		}
+	}
+}
+
+/* A periodic slot writes a record a period, then CANCEL stops it. */
+TEST_F(ctx, ring_periodic)
+{
+	uint64_t period = tick_ns > 10 * MS ? tick_ns : 10 * MS, d, prev = 0;
+	struct hwtimer_event ev;
+	struct ring r;
+	int i;
+
+	ring_open(_metadata, self->fd, &r, 8, 64, RING_SLOTS);
+	d = now_ns(CLOCK_MONOTONIC) + period;
+	ASSERT_TRUE(ring_push_kick(self->fd, &r, sqe_of(HWTIMER_SQE_ARM, 0, d,
+							  period, 5)) == 0);
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS)) {
+			TH_LOG("period %d never came", i);
+		}
+		ASSERT_TRUE(ev.id == 0 && ev.cookie == 5 &&
+			    ev.flags == HWTIMER_EVENT_RING) {
+			TH_LOG("record %d: flags %#x", i, ev.flags);
+		}
+		EXPECT_TRUE(ev.fire_ns >= ev.deadline_ns);
+		if (i) {
+			EXPECT_TRUE(prev + (1 + ev.overruns) * period == ev.deadline_ns);
+		} else {
+			EXPECT_TRUE(ev.deadline_ns == d);
+		}
+		prev = ev.deadline_ns;
+	}
+	ASSERT_TRUE(ring_push_kick(self->fd, &r, sqe_of(HWTIMER_SQE_CANCEL, 0,
+							  0, 0, 6)) == 0);
+	/* Expiries already in the ring come first, then the cancel's result. */
+	do {
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	} while (!(ev.flags & HWTIMER_EVENT_SQE));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_CANCELLED) && ev.cookie == 6);
+	sleep_ms(3 * period / MS + 50);
+	EXPECT_FALSE(cq_pop(&r, &ev));
+	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
+/* Every bad entry completes with EINVAL, its op, slot and cookie. */
+TEST_F(ctx, ring_bad_sqes)
+{
+	struct hwtimer_sqe e[10];
+	struct hwtimer_event ev;
+	struct ring r;
+	int i;
+
+	ring_open(_metadata, self->fd, &r, 16, 16, RING_SLOTS);
+	for (i = 0; i < 10; i++)
+		e[i] = sqe_of(HWTIMER_SQE_ARM, 1, 1, 0, 100 + i);
+	e[0].op = 0;
+	e[1].op = 9;
+	e[2].flags = 1;
+	e[3].reserved0 = 1;
+	e[4].reserved[0] = 1;
+	e[5].reserved[1] = 1;
+	e[6].slot = RING_SLOTS;
+	e[7].period_ns = tick_ns - 1;
+	e[8] = sqe_of(HWTIMER_SQE_CANCEL, 1, 1, 0, 108);
+	e[9] = sqe_of(HWTIMER_SQE_MODIFY, 1, 1, tick_ns, 109);
+	for (i = 0; i < 10; i++)
+		ASSERT_TRUE(ring_push(&r, &e[i]) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	for (i = 0; i < 10; i++) {
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS)) {
+			TH_LOG("no completion for bad entry %d", i);
+		}
+		EXPECT_TRUE(is_completion(&ev, e[i].op, -EINVAL) &&
+			    ev.cookie == 100U + i && ev.id == e[i].slot &&
+			    !(ev.flags & HWTIMER_EVENT_LAST)) {
+			TH_LOG("entry %d: flags %#x res %" PRId64 " cookie %"
+			       PRIu64, i, ev.flags, (int64_t)ev.res, (uint64_t)ev.cookie);
+		}
+	}
+	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
+/*
+ * An idle ring sets NEED_WAKEUP and stops draining; ENTER drains.
+ *
+ * Timing: the kernel decides to stop right after it sets the flag; the
+ * test waits NOFIRE_MS more before it pushes, so only a vCPU stalled that
+ * long between the two could drain the entry without ENTER.
+ */
+TEST_F(ctx, ring_need_wakeup)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+	struct hwtimer_event ev;
+	struct ring r;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	while (!(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) &
+		 HWTIMER_RING_NEED_WAKEUP) && now_ns(CLOCK_MONOTONIC) < end)
+		sleep_ms(1);
+	ASSERT_TRUE((*r.sq_flags & HWTIMER_RING_NEED_WAKEUP) != 0) {
+		TH_LOG("an idle ring never asked for a wakeup");
+	}
+	sleep_ms(NOFIRE_MS);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 2, .deadline_ns = 1 }) == 0);
+	sleep_ms(NOFIRE_MS);
+	EXPECT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) == 0) {
+		TH_LOG("stopped drain consumed an entry");
+	}
+	EXPECT_TRUE((*r.sq_flags & HWTIMER_RING_NEED_WAKEUP) != 0);
+	EXPECT_TRUE(ring_enter(self->fd) == 1);
+	EXPECT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) == 1);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(ev.id == 2 && !(ev.flags & HWTIMER_EVENT_SQE));
+	/* With the protocol, entries are consumed whatever the flag says. */
+	ASSERT_TRUE(ring_push_kick(self->fd, &r,
+				    sqe_of(HWTIMER_SQE_ARM, 2, 1, 0, 3)) == 0);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(ev.id == 2 && ev.cookie == 3);
+}
+
+/* Arm the @n slots from 0 to fire together @ms from now, through ENTER. */
+static void arm_slots(struct __test_metadata *_metadata, int fd,
+		      struct ring *r, int n, unsigned int ms)
+{
+	uint64_t d = now_ns(CLOCK_MONOTONIC) + ms * MS;
+	int i;
+
+	for (i = 0; i < n; i++)
+		ASSERT_TRUE(ring_push(r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = i, .deadline_ns = d,
+			.cookie = 1000 + i }) == 0);
+	ring_submit(_metadata, fd, r);
+}
+
+/*
+ * A full completion ring: expiries go to read() and count as overflow,
+ * nothing is lost; entries wait for room.
+ */
+TEST_F(ctx, ring_overflow)
+{
+	struct hwtimer_event ev, evs[8];
+	uint64_t seen = 0;
+	struct ring r;
+	int i, n;
+
+	ring_open(_metadata, self->fd, &r, 16, 2, RING_SLOTS);
+	arm_slots(_metadata, self->fd, &r, 8, 300);
+	ASSERT_TRUE(wait_count(self->fd, 6, false)) {
+		TH_LOG("6 records not queued for read()");
+	}
+	EXPECT_TRUE(__atomic_load_n(r.cq_overflow, __ATOMIC_RELAXED) == 6);
+	EXPECT_TRUE(*r.cq_tail - *r.cq_head == 2);
+	/* Full: a CANCEL waits, ENTER consumes nothing. */
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_CANCEL, .slot = 0, .cookie = 9 }) == 0);
+	EXPECT_TRUE(ring_enter(self->fd) == 0);
+	EXPECT_TRUE(*r.sq_head == *r.sq_tail - 1);
+	n = read_queued(self->fd, evs, sizeof(evs));
+	ASSERT_TRUE(n == 6 * EV);
+	for (i = 0; i < 6; i++) {
+		EXPECT_TRUE(evs[i].flags == (HWTIMER_EVENT_RING |
+					     HWTIMER_EVENT_LAST) &&
+			    evs[i].cookie == 1000 + evs[i].id);
+		seen |= 1ULL << evs[i].id;
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(cq_pop(&r, &ev));
+		EXPECT_TRUE(1000 + ev.id == ev.cookie);
+		seen |= 1ULL << ev.id;
+	}
+	EXPECT_TRUE(seen == 0xffULL) {
+		TH_LOG("slots seen %#" PRIx64, seen);
+	}
+	/* Room again: the CANCEL completes; slot 0 is idle by now. */
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_NOT_PENDING) && ev.cookie == 9);
+}
+
+/* A record queued for read() keeps its slot busy until it is read. */
+TEST_F(ctx, ring_overflow_slot_busy)
+{
+	struct hwtimer_event ev, evs[4];
+	struct ring r;
+	int i;
+
+	ring_open(_metadata, self->fd, &r, 16, 1, RING_SLOTS);
+	arm_slots(_metadata, self->fd, &r, 2, 300);
+	ASSERT_TRUE(wait_count(self->fd, 1, false));
+	ASSERT_TRUE(cq_pop(&r, &ev));
+	i = ev.id == 0;		/* the slot whose record waits for read() */
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_CANCEL, .slot = i, .cookie = 1 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_FIRED) &&
+		    !(ev.flags & HWTIMER_EVENT_LAST)) {
+		TH_LOG("cancel of fired slot %d: flags %#x res %" PRId64, i,
+		       ev.flags, (int64_t)ev.res);
+	}
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = i, .deadline_ns = 1,
+		.cookie = 2 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_ARM, -EBUSY));
+	ASSERT_TRUE(read_queued(self->fd, evs, sizeof(evs)) == EV);
+	EXPECT_TRUE(evs[0].id == (uint64_t)i);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = i, .deadline_ns = 1,
+		.cookie = 3 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(ev.cookie == 3 && !(ev.flags & HWTIMER_EVENT_SQE));
+}
+
+/* Indices the kernel cannot trust: a far sq tail, a bogus cq head. */
+TEST_F(ctx, ring_bogus_indices)
+{
+	struct hwtimer_event evs[4];
+	struct ring r;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	__atomic_store_n(r.sq_tail, 1000, __ATOMIC_RELEASE);
+	EXPECT_TRUE(ring_enter(self->fd) == 0);
+	EXPECT_TRUE(*r.sq_dropped == 1);
+	EXPECT_TRUE(*r.sq_head == 1000);
+	/* A cq head ahead of the tail means full: expiries go to read(). */
+	__atomic_store_n(r.cq_head, 5, __ATOMIC_RELEASE);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 1,
+		.deadline_ns = now_ns(CLOCK_MONOTONIC) + 300 * MS }) == 0);
+	EXPECT_TRUE(ring_enter(self->fd) == 0);	/* no room for a completion */
+	EXPECT_TRUE(*r.sq_head == 1000);
+	__atomic_store_n(r.cq_head, 0, __ATOMIC_RELEASE);
+	ring_submit(_metadata, self->fd, &r);
+	/* More than the ring's size behind the tail: full as well. */
+	__atomic_store_n(r.cq_head, 0x80000000U, __ATOMIC_RELEASE);
+	ASSERT_TRUE(wait_count(self->fd, 1, false));
+	EXPECT_TRUE(*r.cq_overflow == 1);
+	EXPECT_TRUE(*r.cq_tail == 0);
+	ASSERT_TRUE(read_queued(self->fd, evs, sizeof(evs)) == EV);
+	EXPECT_TRUE(evs[0].id == 1);
+}
+
+#define SCRIBBLE_MS	1500
+
+struct scribble {
+	struct ring *r;
+	volatile bool stop;
+};
+
+/* Random values over the whole region, indices and records alike. */
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+	uint32_t *w = s->r->mem, x = 2463534242U;
+	size_t n = s->r->s.map_size / 4;
+
+	while (!s->stop) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		w[x % n] = x;
+		/* Now and then an index a few entries ahead, as a writer would. */
+		if (!(x & 0xff))
+			*s->r->sq_tail += x & 7;
+	}
+	return NULL;
+}
+
+/*
+ * A thread scribbles over the mapping while the rings are in use: the
+ * process gets errors and drops, the kernel stays sane (its counts hold,
+ * close frees everything, the wheel is left as it was).
+ */
+TEST_F(ctx, ring_hostile)
+{
+	struct scribble s = { 0 };
+	struct hwtimer_stats_req st;
+	struct hwtimer_event evs[16];
+	uint64_t before = wheel_pending(), end;
+	pthread_t th;
+	struct ring r;
+	int i = 0;
+
+	ring_open(_metadata, self->fd, &r, 64, 64, RING_SLOTS);
+	/* POLLIN may come from a scribbled cq head: read() must not wait. */
+	ASSERT_TRUE(fcntl(self->fd, F_SETFL, O_NONBLOCK) == 0);
+	s.r = &r;
+	ASSERT_TRUE(pthread_create(&th, NULL, scribbler, &s) == 0);
+	end = now_ns(CLOCK_MONOTONIC) + SCRIBBLE_MS * MS;
+	while (now_ns(CLOCK_MONOTONIC) < end) {
+		ring_push(&r, &(struct hwtimer_sqe){
+			.op = 1 + i % 3, .slot = i % RING_SLOTS,
+			.deadline_ns = now_ns(CLOCK_MONOTONIC) + (i % 5) * MS,
+			.period_ns = i % 7 ? 0 : tick_ns });
+		EXPECT_TRUE(ring_enter(self->fd) >= 0);
+		while (read(self->fd, evs, sizeof(evs)) > 0)
+			;
+		i++;
+	}
+	s.stop = true;
+	pthread_join(th, NULL);
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	EXPECT_TRUE(st.ctx_pending <= RING_SLOTS && st.ctx_live == RING_SLOTS) {
+		TH_LOG("pending %" PRIu64 " live %" PRIu64,
+		       (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live);
+	}
+	printf("# %d entries pushed, %u drops, %u overflows\n", i,
+	       *r.sq_dropped, *r.cq_overflow);
+	close_dev(self, self->fd);
+	EXPECT_TRUE(munmap(r.mem, r.s.map_size) == 0);
+	sleep_ms(50);
+	EXPECT_TRUE(wheel_pending() <= before);
+}
+
+/* fork() shares the rings: the child's entries complete for the parent. */
+TEST_F(ctx, ring_fork)
+{
+	struct hwtimer_event ev;
+	uint64_t seen = 0;
+	struct ring r;
+	int status, i;
+	pid_t pid;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid)
+		_exit(ring_push_kick(self->fd, &r, sqe_of(HWTIMER_SQE_ARM, 1, 1,
+							   0, 0xc41d)) ? 1 : 0);
+	ASSERT_TRUE(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    !WEXITSTATUS(status));
+	ASSERT_TRUE(ring_push_kick(self->fd, &r,
+				    sqe_of(HWTIMER_SQE_ARM, 2, 1, 0, 0x9a7e)) == 0);
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+		EXPECT_TRUE(ev.id == 1 ? 0xc41d : 0x9a7e == ev.cookie);
+		seen |= 1ULL << ev.id;
+	}
+	EXPECT_TRUE(seen == 6);
+}
+
+/*
+ * close() with the rings mapped: the mapping keeps the context, which
+ * goes away at munmap(), taking its armed slots and drain with it.
+ */
+TEST_F(ctx, ring_close_mapped)
+{
+	uint64_t before = wheel_pending(), far;
+	struct hwtimer_event ev;
+	struct ring r;
+	int i;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	far = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+	for (i = 0; i < 4; i++)
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = i, .deadline_ns = far,
+			.period_ns = i & 1 ? tick_ns : 0 }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 9, .deadline_ns = 1 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	close_dev(self, self->fd);
+	/* The mapping still works, and the kernel still fills it. */
+	ASSERT_TRUE(cq_wait(-1, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(ev.id == 9);
+	*r.sq_tail = 12345;
+	EXPECT_TRUE(munmap(r.mem, r.s.map_size) == 0);
+	sleep_ms(50);
+	EXPECT_TRUE(wheel_pending() <= before) {
+		TH_LOG("wheel pending %" PRIu64 " after munmap, %" PRIu64
+		       " before", wheel_pending(), before);
+	}
+}
+
+/* A context with rings still serves the ioctls and read() as before. */
+TEST_F(ctx, ring_and_ioctls)
+{
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t id;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	ASSERT_TRUE(arm(self->fd, 0x10c7, 10 * MS, &id) == 0);
+	ASSERT_TRUE(wait_events(self->fd, &ev, 1, WAIT_MS) == 1);
+	EXPECT_TRUE(ev.id == id && ev.cookie == 0x10c7 &&
+		    !(ev.flags & HWTIMER_EVENT_RING));
+	EXPECT_FALSE(cq_pop(&r, &ev));
 }
 
 /*
