@@ -6,8 +6,9 @@
  * Every operation, single or queued, is a struct hwtimer_batch_op run by
  * the backend: the device takes the submission queue as its BATCH array,
  * and a single call is a batch of one, so both paths give the same
- * statuses. Expiries are read into the context's buffer in bulk and handed
- * out from it one at a time.
+ * statuses. Where the device offers timer rings, the ops they can serve
+ * go there instead (ring.c) and the rest through BATCH. Expiries are read
+ * into the context's buffer in bulk and handed out from it one at a time.
  *
  * Time is 64-bit even where time_t is 32-bit by default (i386): a wait
  * longer than 2^31 seconds must not wrap.
@@ -60,8 +61,13 @@ static int open_failed(int err, const char *fmt, ...)
 
 /* ---- device backend ---- */
 
-static int dev_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
-		   unsigned int n)
+/* Ops run through BATCH at a time when the rings take the others. */
+#define HWT_RUN_CHUNK	64
+/* Environment variable that keeps a context off the rings. */
+#define HWT_ENV_BATCH	"HWTIMER_NO_RINGS"
+
+static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
+		     unsigned int n)
 {
 	struct hwtimer_batch b;
 	unsigned int i, chunk;
@@ -85,14 +91,76 @@ err_rest:
 	return -errno;
 }
 
+/* Run @n ops through BATCH, gathered from @ops by @idx, and put them back. */
+static int dev_batch_some(struct hwtimer *h, struct hwtimer_batch_op *ops,
+			  struct hwtimer_batch_op *some,
+			  const unsigned int *idx, unsigned int n)
+{
+	unsigned int i;
+	int r = n ? dev_batch(h, some, n) : 0;
+
+	for (i = 0; i < n; i++)
+		ops[idx[i]] = some[i];
+	return r;
+}
+
+/*
+ * With rings: each op the rings take runs there; the others go through
+ * BATCH in order, a chunk at a time. A failed BATCH call stops the run:
+ * the ops after it get its errno.
+ */
+static int dev_run_rings(struct hwtimer *h, struct hwtimer_batch_op *ops,
+			 unsigned int n)
+{
+	struct hwtimer_batch_op some[HWT_RUN_CHUNK];
+	unsigned int idx[HWT_RUN_CHUNK], i, k = 0;
+	int r = 0, kick;
+
+	for (i = 0; i < n && !r; i++) {
+		if (hwtimer__ring_op(h, &ops[i]))
+			continue;
+		some[k] = ops[i];
+		idx[k++] = i;
+		if (k == HWT_RUN_CHUNK) {
+			r = dev_batch_some(h, ops, some, idx, k);
+			k = 0;
+		}
+	}
+	if (!r)
+		r = dev_batch_some(h, ops, some, idx, k);
+	for (; r && i < n; i++)
+		ops[i].status = r;
+	kick = hwtimer__ring_kick(h);
+	return r ? r : kick;
+}
+
+static int dev_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
+		   unsigned int n)
+{
+	return h->ring ? dev_run_rings(h, ops, n) : dev_batch(h, ops, n);
+}
+
+/* Records of the rings, then what read() gives, ring completions left out. */
 static int dev_read(struct hwtimer *h, struct hwtimer_event *evs,
 		    unsigned int max)
 {
-	ssize_t r = read(h->fd, evs, max * sizeof(*evs));
+	unsigned int n = h->ring ? hwtimer__ring_read(h, evs, max) : 0;
+	unsigned int i, end;
+	ssize_t r;
 
-	if (r < 0)
-		return -errno;
-	return r / sizeof(*evs);
+	while (n < max) {
+		r = read(h->fd, evs + n, (max - n) * sizeof(*evs));
+		if (r <= 0)
+			return n || !r || errno == EAGAIN ? (int)n : -errno;
+		end = n + r / sizeof(*evs);
+		for (i = n; i < end; i++) {
+			if (hwtimer__ring_filter(h, &evs[i]))
+				evs[n++] = evs[i];
+		}
+		if (!h->ring)
+			break;
+	}
+	return n;
 }
 
 static int dev_fd(struct hwtimer *h)
@@ -109,11 +177,19 @@ static int dev_set_eventfd(struct hwtimer *h, int efd)
 
 static int dev_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 {
-	return ioctl(h->fd, HWTIMER_IOC_STATS, st) ? -errno : 0;
+	/* The counts include every op submitted to the rings so far. */
+	if (h->ring)
+		hwtimer__ring_flush(h);
+	if (ioctl(h->fd, HWTIMER_IOC_STATS, st))
+		return -errno;
+	if (h->ring)
+		hwtimer__ring_stats(h, st);
+	return 0;
 }
 
 static void dev_close(struct hwtimer *h)
 {
+	hwtimer__ring_close(h);
 	close(h->fd);
 }
 
@@ -150,7 +226,7 @@ static const char *api_hint(int err)
  * Open the device at @path and shake hands. Return: 0; errnos of open()
  * as they are (the caller may fall back); others after a message.
  */
-static int dev_open(struct hwtimer *h, const char *path)
+static int dev_open(struct hwtimer *h, const char *path, unsigned int flags)
 {
 	struct hwtimer_api *api = &h->api;
 	int err;
@@ -177,6 +253,10 @@ static int dev_open(struct hwtimer *h, const char *path)
 	h->be = &hwtimer__device;
 	h->features = api->features;
 	h->tick_ns = api->tick_ns;
+	/* Rings where offered and not declined; BATCH if they cannot be had. */
+	if ((h->features & HWTIMER_FEATURE_RINGS) &&
+	    !(flags & HWTIMER_OPEN_BATCH) && !getenv(HWT_ENV_BATCH))
+		hwtimer__ring_init(h);
 	return 0;
 
 err_close:
@@ -194,8 +274,9 @@ HWT_EXPORT int hwtimer_open_path(struct hwtimer **hp, const char *path,
 	int r;
 
 	*hp = NULL;
-	if (flags & ~(HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD) ||
-	    flags == (HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD)) {
+	if (flags & ~(HWTIMER_OPEN_DEVICE | HWTIMER_OPEN_TIMERFD |
+		      HWTIMER_OPEN_BATCH) ||
+	    (flags & HWTIMER_OPEN_DEVICE && flags & HWTIMER_OPEN_TIMERFD)) {
 		r = open_failed(EINVAL, "%s: bad flags %#x", __func__, flags);
 		goto out;
 	}
@@ -213,7 +294,7 @@ HWT_EXPORT int hwtimer_open_path(struct hwtimer **hp, const char *path,
 	}
 	r = -ENOENT;
 	if (!(flags & HWTIMER_OPEN_TIMERFD))
-		r = dev_open(h, path ? path : HWT_DEV);
+		r = dev_open(h, path ? path : HWT_DEV, flags);
 	if (r && !(flags & HWTIMER_OPEN_DEVICE) && dev_absent(-r)) {
 		r = hwtimer__timerfd_init(h);
 		if (r)

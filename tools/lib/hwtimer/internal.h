@@ -17,6 +17,7 @@
 #define HWT_CQ_SIZE	256
 
 struct hwt_fb;
+struct hwt_ring;
 
 /**
  * struct hwt_backend - operations of one backend
@@ -57,6 +58,7 @@ struct hwt_backend {
  * @cq_head: next record of @cq to hand out
  * @cq_tail: end of the records in @cq
  * @cq: records taken from the backend, handed out one by one
+ * @ring: the device's timer rings when in use (ring.c), else NULL
  */
 struct hwtimer {
 	const struct hwt_backend *be;
@@ -72,6 +74,7 @@ struct hwtimer {
 	unsigned int cq_head;
 	unsigned int cq_tail;
 	struct hwtimer_event cq[HWT_CQ_SIZE];
+	struct hwt_ring *ring;
 };
 
 extern const struct hwt_backend hwtimer__device;
@@ -79,6 +82,25 @@ extern const struct hwt_backend hwtimer__timerfd;
 
 /* Set up @h on the timerfd backend: 0 or a negative errno. */
 int hwtimer__timerfd_init(struct hwtimer *h);
+
+/*
+ * The device's timer rings (ring.c). init: 0 or a negative errno (the
+ * context then uses BATCH). op: whether the rings took @op (its outcome
+ * is then written back); the others go through BATCH. kick: after ops,
+ * ENTER if the kernel's drain stopped. read: records of the rings, up to
+ * @max. filter: whether a record read() gave goes to the caller,
+ * rewritten; ring completions never do. stats: the device's answer as the
+ * caller counts. flush: ENTER now.
+ */
+int hwtimer__ring_init(struct hwtimer *h);
+void hwtimer__ring_close(struct hwtimer *h);
+bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op);
+int hwtimer__ring_kick(struct hwtimer *h);
+int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
+		       unsigned int max);
+bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev);
+void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st);
+int hwtimer__ring_flush(struct hwtimer *h);
 
 /* Now on @clock in ns. */
 uint64_t hwtimer__now(clockid_t clock);

@@ -47,6 +47,7 @@ struct hwtimer;
 /* Flags of hwtimer_open(); neither means the device if present, else timerfd. */
 #define HWTIMER_OPEN_DEVICE	(1U << 0)	/* the device or fail */
 #define HWTIMER_OPEN_TIMERFD	(1U << 1)	/* the timerfd backend only */
+#define HWTIMER_OPEN_BATCH	(1U << 2)	/* the device without its rings */
 
 /* Entries of the submission queue when hwtimer_open() is given 0. */
 #define HWTIMER_SQ_DEFAULT	1024
@@ -72,7 +73,12 @@ struct hwtimer_result {
  *
  * With no flag, opens /dev/hwtimer and does the version and feature
  * handshake; when the device is missing or not accessible (ENOENT, ENODEV,
- * ENXIO, EACCES, EPERM) the timerfd backend is used instead. A device that
+ * ENXIO, EACCES, EPERM) the timerfd backend is used instead. On a device
+ * with %HWTIMER_FEATURE_RINGS, CLOCK_MONOTONIC timeouts are armed,
+ * cancelled and moved through its timer rings, without a system call;
+ * %HWTIMER_OPEN_BATCH, or HWTIMER_NO_RINGS set in the environment, keeps
+ * the context on HWTIMER_IOC_BATCH (the rings' slots are charged to the
+ * context's limit: up to 4096, half its max_pending at most). A device that
  * is present but answers the handshake with another ABI is an error, not a
  * reason to fall back. File descriptors are opened close-on-exec.
  *

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: LGPL-2.1-only OR MIT
+/*
+ * ring.c - libhwtimer on the device's timer rings.
+ *
+ * When the device offers HWTIMER_FEATURE_RINGS, a context maps a pair of
+ * rings (HWTIMER_IOC_RING_SETUP) and serves CLOCK_MONOTONIC timeouts from
+ * its slots without a system call: an arm, cancel or modify is an entry
+ * written into the submission ring; the kernel drains the ring every
+ * tick, and is asked to (HWTIMER_IOC_ENTER) only when it says it stopped
+ * (NEED_WAKEUP). Other timeouts (CLOCK_BOOTTIME, or when every slot is in
+ * use) go through BATCH as before, behind the same calls.
+ *
+ * The library owns the slots. A timeout on the rings has an id below 2^44
+ * (a slot's generation and index), which no device id is (a device id has
+ * its context's non-zero tag in bits 63..44). A slot is
+ *
+ *	FREE --arm--> ACTIVE --its last record taken--> FREE
+ *	ACTIVE --cancel--> DRAINING --the kernel's slot is idle--> FREE
+ *
+ * and is armed again only once FREE, so every entry that named it before
+ * is ahead of the new arm in the ring, which the kernel consumes in order.
+ *
+ * The answers are the library's own and match the device's: cancel and
+ * modify of a one-shot whose deadline has passed say FIRED and change
+ * nothing (the kernel will fire it, or has); otherwise they say CANCELLED
+ * or MODIFIED at once. Should the kernel find the one-shot fired before
+ * the entry reached it, the library drops that expiry (a cancelled
+ * timeout's, or one whose deadline is not the modified one) and, for a
+ * modify, arms the slot again for the new deadline. So no expiry comes
+ * after CANCELLED, or before the deadline a MODIFIED moved it to. A
+ * periodic timeout's expiries already served before a modify reached the
+ * kernel still come (never before their own deadline).
+ *
+ * Records come from the completion ring, from the library's stash (records
+ * taken off the ring to make room when the submission ring was full), and
+ * from read() when the completion ring overflowed. Completions of entries
+ * are the library's business and never reach the caller.
+ */
+#ifndef _TIME_BITS
+#define _TIME_BITS 64
+#define _FILE_OFFSET_BITS 64
+#endif
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Most slots of a context's rings: charged to its and the user's limits. */
+#define RING_SLOTS	4096U
+/* Smallest completion ring. */
+#define RING_CQ_MIN	4096U
+/* Ids of ring timeouts: generation above bit 24, slot index + 1 below. */
+#define RING_IDX_BITS	24
+#define RING_GEN_MASK	((1U << 20) - 1)
+/* ENTERs a full submission ring gets before an op gives up on it. */
+#define RING_FULL_TRIES	64
+
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING };
+
+/**
+ * struct hwt_slot - one slot of the rings, as the library sees it
+ * @id: id of the timeout it serves (ACTIVE) or served
+ * @user_data: the caller's, returned as each expiry's cookie
+ * @deadline: absolute on CLOCK_MONOTONIC: the one-shot's deadline, moved
+ *	by modify
+ * @period: 0 for a one-shot
+ * @gen: generation of @id
+ * @next: next FREE slot
+ * @state: SLOT_*
+ */
+struct hwt_slot {
+	uint64_t id;
+	uint64_t user_data;
+	uint64_t deadline;
+	uint64_t period;
+	uint32_t gen;
+	uint32_t next;
+	uint8_t state;
+};
+
+/**
+ * struct hwt_ring - the rings of a context
+ * @setup: the answer of HWTIMER_IOC_RING_SETUP: sizes and offsets
+ * @mem: the mapping
+ * @sq_head, @sq_tail, @sq_flags, @cq_head, @cq_tail: indices in @mem
+ * @sqes: the submission ring
+ * @cqes: the completion ring
+ * @slots: every slot
+ * @free_head: first FREE slot, or @setup.slots when none is
+ * @pid: the process that set the rings up; a child of fork() leaves them
+ *	to it and uses BATCH only
+ * @stash: records taken off the completion ring to make room
+ * @stash_head: next record of @stash to hand out
+ * @stash_len: records in @stash
+ * @stash_size: room in @stash
+ * @cq_taken: expiry records taken from the completion ring, ever
+ * @lost: arms the kernel refused after the library said yes (the wheel's
+ *	own limit): those timeouts never expire
+ * @unkicked: entries were written since the last hwtimer__ring_kick()
+ */
+struct hwt_ring {
+	struct hwtimer_ring_setup setup;
+	char *mem;
+	uint32_t *sq_head;
+	uint32_t *sq_tail;
+	uint32_t *sq_flags;
+	uint32_t *cq_head;
+	uint32_t *cq_tail;
+	struct hwtimer_sqe *sqes;
+	struct hwtimer_event *cqes;
+	struct hwt_slot *slots;
+	uint32_t free_head;
+	pid_t pid;
+	struct hwtimer_event *stash;
+	unsigned int stash_head;
+	unsigned int stash_len;
+	unsigned int stash_size;
+	uint64_t cq_taken;
+	uint64_t lost;
+	bool unkicked;
+};
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n && p < HWTIMER_RING_MAX_ENTRIES)
+		p <<= 1;
+	return p;
+}
+
+static void slot_free(struct hwt_ring *r, uint32_t i)
+{
+	r->slots[i].state = SLOT_FREE;
+	r->slots[i].next = r->free_head;
+	r->free_head = i;
+}
+
+static void ring_map(struct hwt_ring *r)
+{
+	r->sq_head = (uint32_t *)(r->mem + r->setup.sq_head);
+	r->sq_tail = (uint32_t *)(r->mem + r->setup.sq_tail);
+	r->sq_flags = (uint32_t *)(r->mem + r->setup.sq_flags);
+	r->cq_head = (uint32_t *)(r->mem + r->setup.cq_head);
+	r->cq_tail = (uint32_t *)(r->mem + r->setup.cq_tail);
+	r->sqes = (struct hwtimer_sqe *)(r->mem + r->setup.sqes);
+	r->cqes = (struct hwtimer_event *)(r->mem + r->setup.cqes);
+}
+
+int hwtimer__ring_init(struct hwtimer *h)
+{
+	struct hwt_ring *r = calloc(1, sizeof(*r));
+	uint32_t sq = pow2_at_least(h->sq_size), i;
+	void *m;
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->setup.sq_entries = sq;
+	r->setup.cq_entries = pow2_at_least(2 * sq > RING_CQ_MIN ? 2 * sq :
+					    RING_CQ_MIN);
+	/* At most half the context's cap: BATCH keeps the rest. */
+	r->setup.slots = h->api.max_pending / 2 < RING_SLOTS ?
+			 (uint32_t)(h->api.max_pending / 2) : RING_SLOTS;
+	r->setup.clock = CLOCK_MONOTONIC;
+	err = -ENOSPC;
+	if (!r->setup.slots)
+		goto err_free;
+	r->slots = calloc(r->setup.slots, sizeof(*r->slots));
+	err = -ENOMEM;
+	if (!r->slots)
+		goto err_free;
+	if (ioctl(h->fd, HWTIMER_IOC_RING_SETUP, &r->setup)) {
+		err = -errno;
+		goto err_free;
+	}
+	m = mmap(NULL, r->setup.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 h->fd, 0);
+	if (m == MAP_FAILED) {
+		err = -errno;
+		goto err_free;
+	}
+	/* A child of fork() does not share the library's view of the slots. */
+	madvise(m, r->setup.map_size, MADV_DONTFORK);
+	r->mem = m;
+	ring_map(r);
+	r->free_head = r->setup.slots;
+	for (i = r->setup.slots; i--;)
+		slot_free(r, i);
+	r->pid = getpid();
+	h->ring = r;
+	return 0;
+
+err_free:
+	free(r->slots);
+	free(r);
+	return err;
+}
+
+void hwtimer__ring_close(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+
+	if (!r)
+		return;
+	if (r->pid == getpid())
+		munmap(r->mem, r->setup.map_size);
+	free(r->stash);
+	free(r->slots);
+	free(r);
+	h->ring = NULL;
+}
+
+/* Whether this process drives the rings (not a child of fork()). */
+static bool ring_mine(const struct hwt_ring *r)
+{
+	return r && r->pid == getpid();
+}
+
+static int ring_enter(struct hwtimer *h)
+{
+	struct hwtimer_ring_enter e;
+	int n;
+
+	memset(&e, 0, sizeof(e));
+	n = ioctl(h->fd, HWTIMER_IOC_ENTER, &e);
+	return n < 0 ? -errno : n;
+}
+
+int hwtimer__ring_kick(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+	int ret = 0;
+
+	if (!ring_mine(r))
+		return 0;
+	/* Pairs with the kernel's barrier between NEED_WAKEUP and the tail. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	r->unkicked = false;
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
+	    HWTIMER_RING_NEED_WAKEUP)
+		ret = ring_enter(h);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- records ---- */
+
+/* Keep @ev, taken off the completion ring, for the caller. */
+static int stash_push(struct hwt_ring *r, const struct hwtimer_event *ev)
+{
+	struct hwtimer_event *n;
+	unsigned int size;
+
+	if (r->stash_head == r->stash_len)
+		r->stash_head = r->stash_len = 0;
+	if (r->stash_len == r->stash_size) {
+		size = r->stash_size ? 2 * r->stash_size : 256;
+		n = realloc(r->stash, size * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->stash = n;
+		r->stash_size = size;
+	}
+	r->stash[r->stash_len++] = *ev;
+	return 0;
+}
+
+static struct hwtimer_sqe make_sqe(uint8_t op, uint32_t slot, uint64_t deadline,
+				   uint64_t period, uint64_t cookie)
+{
+	struct hwtimer_sqe e;
+
+	memset(&e, 0, sizeof(e));
+	e.op = op;
+	e.slot = slot;
+	e.deadline_ns = deadline;
+	e.period_ns = period;
+	e.cookie = cookie;
+	return e;
+}
+
+static bool sq_full(const struct hwt_ring *r)
+{
+	return *r->sq_tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >=
+	       r->setup.sq_entries;
+}
+
+static void slot_arm_again(struct hwtimer *h, uint32_t i);
+
+/*
+ * A completion of an entry: free the slot once the kernel's is idle, and
+ * count an arm the kernel refused after the library said yes.
+ */
+static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwt_slot *s = &r->slots[ev->id];
+	uint32_t op = (ev->flags & HWTIMER_EVENT_OP_MASK) >>
+		      HWTIMER_EVENT_OP_SHIFT;
+	bool idle = ev->flags & HWTIMER_EVENT_LAST;
+
+	if (ev->cookie != s->id || s->state == SLOT_FREE)
+		return;		/* of an earlier timeout of the slot */
+	if (ev->res < 0 && s->state == SLOT_ACTIVE) {
+		/* An arm or a modify the wheel refused: the timeout is gone. */
+		r->lost++;
+		s->state = SLOT_DRAINING;
+		idle = idle || (op == HWTIMER_SQE_ARM && ev->res != -EBUSY);
+	}
+	if (op == HWTIMER_SQE_CANCEL && ev->res == HWTIMER_RESULT_NOT_PENDING)
+		idle = true;
+	if (idle && s->state == SLOT_DRAINING)
+		slot_free(r, ev->id);
+}
+
+/*
+ * An expiry of slot @ev->id: whether the caller gets it, rewritten to the
+ * caller's id and user data. Its last record frees the slot, unless a
+ * modify is still to be applied to the slot: then it is armed again.
+ */
+static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev)
+{
+	struct hwt_ring *r = h->ring;
+	uint32_t i = ev->id;
+	struct hwt_slot *s = &r->slots[i];
+	bool last = ev->flags & HWTIMER_EVENT_LAST;
+
+	if (s->state == SLOT_DRAINING) {
+		if (last)
+			slot_free(r, i);
+		return false;
+	}
+	if (s->state != SLOT_ACTIVE)
+		return false;
+	if (!s->period && ev->deadline_ns != s->deadline) {
+		/* Fired before a modify reached the kernel: arm anew. */
+		if (last)
+			slot_arm_again(h, i);
+		return false;
+	}
+	ev->id = s->id;
+	ev->cookie = s->user_data;
+	ev->flags &= ~HWTIMER_EVENT_RING;
+	if (last)
+		slot_free(r, i);
+	return true;
+}
+
+bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
+{
+	struct hwt_ring *r = h->ring;
+
+	if (!r || !(ev->flags & HWTIMER_EVENT_RING))
+		return true;
+	if (ev->id >= r->setup.slots)
+		return false;
+	if (ev->flags & HWTIMER_EVENT_SQE) {
+		if (ring_mine(r))
+			take_completion(h, ev);
+		return false;
+	}
+	return take_expiry(h, ev);
+}
+
+/* The next record off the completion ring; false when it is empty. */
+static bool cq_pop(struct hwt_ring *r, struct hwtimer_event *ev)
+{
+	uint32_t head = *r->cq_head;
+
+	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
+		return false;
+	*ev = r->cqes[head & (r->setup.cq_entries - 1)];
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	if (!(ev->flags & HWTIMER_EVENT_SQE))
+		r->cq_taken++;
+	return true;
+}
+
+int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
+		       unsigned int max)
+{
+	struct hwt_ring *r = h->ring;
+	unsigned int n = 0;
+
+	while (n < max && r->stash_head < r->stash_len)
+		evs[n++] = r->stash[r->stash_head++];
+	while (ring_mine(r) && n < max && cq_pop(r, &evs[n])) {
+		if (hwtimer__ring_filter(h, &evs[n]))
+			n++;
+	}
+	/* Taking records may have armed slots again. */
+	if (r->unkicked)
+		hwtimer__ring_kick(h);
+	return n;
+}
+
+/*
+ * Make room in a full submission ring: ENTER, and if the kernel cannot
+ * consume for lack of room in the completion ring, take the records off
+ * it (completions handled, expiries stashed) and ENTER again.
+ */
+static int sq_make_room(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwtimer_event ev;
+	int tries, ret;
+
+	for (tries = 0; sq_full(r) && tries < RING_FULL_TRIES; tries++) {
+		ret = ring_enter(h);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		while (sq_full(r) && cq_pop(r, &ev)) {
+			if (hwtimer__ring_filter(h, &ev) && stash_push(r, &ev))
+				return -ENOMEM;
+		}
+	}
+	return sq_full(r) ? -EAGAIN : 0;
+}
+
+/* Write an entry; the caller kicks the kernel once its ops are in. */
+static int sq_push(struct hwtimer *h, const struct hwtimer_sqe *e)
+{
+	struct hwt_ring *r = h->ring;
+	int ret = sq_full(r) ? sq_make_room(h) : 0;
+	uint32_t tail;
+
+	if (ret)
+		return ret;
+	tail = *r->sq_tail;
+	r->sqes[tail & (r->setup.sq_entries - 1)] = *e;
+	/* The entry is written before the kernel can see the new tail. */
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	r->unkicked = true;
+	return 0;
+}
+
+/* Arm slot @i again for the deadline a modify gave it. */
+static void slot_arm_again(struct hwtimer *h, uint32_t i)
+{
+	struct hwt_slot *s = &h->ring->slots[i];
+	struct hwtimer_sqe e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, 0,
+					s->id);
+
+	/* A child of fork() has no rings: the parent re-arms its own. */
+	if (!ring_mine(h->ring) || sq_push(h, &e)) {
+		h->ring->lost++;
+		s->state = SLOT_DRAINING;
+	}
+}
+
+/* ---- operations ---- */
+
+/* The ACTIVE slot of ring id @id, or NULL. */
+static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
+{
+	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
+
+	if (idx >= r->setup.slots || r->slots[idx].state != SLOT_ACTIVE ||
+	    r->slots[idx].id != id)
+		return NULL;
+	return &r->slots[idx];
+}
+
+/* Absolute deadline on CLOCK_MONOTONIC of @op, saturated. */
+static uint64_t abs_deadline(const struct hwtimer_batch_op *op)
+{
+	uint64_t now;
+
+	if (op->flags & HWTIMER_ARM_ABS)
+		return op->deadline_ns;
+	now = hwtimer__now(CLOCK_MONOTONIC);
+	return op->deadline_ns > UINT64_MAX - now ? UINT64_MAX :
+	       now + op->deadline_ns;
+}
+
+static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_ring *r = h->ring;
+	uint32_t i = r->free_head;
+	struct hwt_slot *s;
+	struct hwtimer_sqe e;
+
+	if (op->clock != CLOCK_MONOTONIC || i == r->setup.slots ||
+	    (op->period_ns && op->period_ns < h->tick_ns) ||
+	    (op->flags & ~HWTIMER_ARM_ABS))
+		return false;	/* BATCH answers, errors included */
+	s = &r->slots[i];
+	s->gen = (s->gen + 1) & RING_GEN_MASK;
+	if (!s->gen)
+		s->gen = 1;
+	s->id = (uint64_t)s->gen << RING_IDX_BITS | (i + 1);
+	s->user_data = op->cookie;
+	s->deadline = abs_deadline(op);
+	s->period = op->period_ns;
+	e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->period, s->id);
+	if (sq_push(h, &e))
+		return false;
+	r->free_head = s->next;
+	s->state = SLOT_ACTIVE;
+	op->id = s->id;
+	op->status = 0;
+	op->result = 0;
+	return true;
+}
+
+/* Cancel or modify of ring id @op->id. */
+static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwt_slot *s = lookup(r, op->id);
+	uint64_t deadline = 0;
+	struct hwtimer_sqe e;
+	uint32_t i;
+
+	op->result = 0;
+	op->status = -ENOENT;
+	if (!s)
+		return;
+	i = s - r->slots;
+	op->status = 0;
+	if (!s->period && hwtimer__now(CLOCK_MONOTONIC) >= s->deadline) {
+		/* Due: the kernel fires it, if it has not yet. */
+		op->result = HWTIMER_RESULT_FIRED;
+		return;
+	}
+	if (op->op == HWTIMER_OP_MODIFY)
+		deadline = abs_deadline(op);
+	e = make_sqe(op->op == HWTIMER_OP_CANCEL ? HWTIMER_SQE_CANCEL :
+		     HWTIMER_SQE_MODIFY, i, deadline, 0, s->id);
+	op->status = sq_push(h, &e);
+	if (op->status)
+		return;
+	if (op->op == HWTIMER_OP_CANCEL) {
+		s->state = SLOT_DRAINING;
+		op->result = HWTIMER_RESULT_CANCELLED;
+	} else {
+		s->deadline = deadline;
+		op->result = HWTIMER_RESULT_MODIFIED;
+	}
+}
+
+bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_ring *r = h->ring;
+
+	if (!r || op->pad || op->reserved)
+		return false;
+	if (op->op == HWTIMER_OP_ARM)
+		return ring_mine(r) && ring_arm(h, op);
+	if (op->id >= 1ULL << 44 || !op->id)
+		return false;	/* a device id, or none: BATCH answers */
+	if ((op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY) ||
+	    op->cookie || op->period_ns || op->clock ||
+	    (op->op == HWTIMER_OP_CANCEL && (op->flags || op->deadline_ns)) ||
+	    (op->flags & ~HWTIMER_ARM_ABS))
+		return false;
+	if (!ring_mine(r)) {
+		/* A child of fork(): the parent's rings are not its own. */
+		op->status = -ENOENT;
+		op->result = 0;
+		return true;
+	}
+	ring_cancel_modify(h, op);
+	return true;
+}
+
+void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
+{
+	struct hwt_ring *r = h->ring;
+	uint64_t active = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->setup.slots; i++)
+		active += r->slots[i].state == SLOT_ACTIVE;
+	/* The slots are charged at setup; count those serving a timeout. */
+	st->ctx_live = st->ctx_live - r->setup.slots + active;
+	st->ctx_read += r->cq_taken;
+	st->ctx_queued += r->stash_len - r->stash_head;
+}
+
+int hwtimer__ring_flush(struct hwtimer *h)
+{
+	return ring_mine(h->ring) ? ring_enter(h) : 0;
+}
