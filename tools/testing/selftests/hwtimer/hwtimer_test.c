@@ -3529,7 +3529,7 @@ TEST_F(ctx, ring_setup_bad)
 
 	ASSERT_TRUE(xioctl(fd, HWTIMER_IOC_API, &a) == 0);
 	ASSERT_TRUE((a.features & HWTIMER_FEATURE_RINGS) != 0);
-	for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
 		ring_req(&s, bad[i], 8, 4);
 		EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL) {
 			TH_LOG("sq_entries %u accepted", bad[i]);
@@ -3681,7 +3681,7 @@ TEST_F(ctx, ring_arm_fires)
 	EXPECT_TRUE(ev.id == 3);
 	EXPECT_TRUE(ev.cookie == 0xc0de);
 	EXPECT_TRUE(ev.deadline_ns == d);
-	EXPECT_TRUE((HWTIMER_EVENT_RING | HWTIMER_EVENT_LAST) == ev.flags);
+	EXPECT_TRUE(ev.flags == (HWTIMER_EVENT_RING | HWTIMER_EVENT_LAST));
 	EXPECT_TRUE(ev.clock == CLOCK_MONOTONIC);
 	EXPECT_TRUE(ev.overruns == 0);
 	EXPECT_TRUE(ev.fire_ns >= d && ev.fire_ns - d < LATE_MAX_NS) {
@@ -3829,11 +3829,8 @@ TEST_F(ctx, ring_periodic)
 			TH_LOG("record %d: flags %#x", i, ev.flags);
 		}
 		EXPECT_TRUE(ev.fire_ns >= ev.deadline_ns);
-		if (i) {
-			EXPECT_TRUE(prev + (1 + ev.overruns) * period == ev.deadline_ns);
-		} else {
-			EXPECT_TRUE(ev.deadline_ns == d);
-		}
+		EXPECT_TRUE(ev.deadline_ns ==
+			    (i ? prev + (1 + ev.overruns) * period : d));
 		prev = ev.deadline_ns;
 	}
 	ASSERT_TRUE(ring_push_kick(self->fd, &r, sqe_of(HWTIMER_SQE_CANCEL, 0,
@@ -4057,7 +4054,7 @@ TEST_F(ctx, ring_bogus_indices)
 
 struct scribble {
 	struct ring *r;
-	volatile bool stop;
+	bool stop;		/* __atomic: set by the test, read by the thread */
 };
 
 /* Random values over the whole region, indices and records alike. */
@@ -4067,7 +4064,7 @@ static void *scribbler(void *arg)
 	uint32_t *w = s->r->mem, x = 2463534242U;
 	size_t n = s->r->s.map_size / 4;
 
-	while (!s->stop) {
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		x ^= x << 13;
 		x ^= x >> 17;
 		x ^= x << 5;
@@ -4110,7 +4107,7 @@ TEST_F(ctx, ring_hostile)
 			;
 		i++;
 	}
-	s.stop = true;
+	__atomic_store_n(&s.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_pending <= RING_SLOTS && st.ctx_live == RING_SLOTS) {
@@ -4146,7 +4143,7 @@ TEST_F(ctx, ring_fork)
 				    sqe_of(HWTIMER_SQE_ARM, 2, 1, 0, 0x9a7e)) == 0);
 	for (i = 0; i < 2; i++) {
 		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
-		EXPECT_TRUE(ev.id == 1 ? 0xc41d : 0x9a7e == ev.cookie);
+		EXPECT_TRUE(ev.cookie == (ev.id == 1 ? 0xc41dU : 0x9a7eU));
 		seen |= 1ULL << ev.id;
 	}
 	EXPECT_TRUE(seen == 6);
