@@ -977,6 +977,56 @@ out:
 	hwtimer_close(h);
 }
 
+/*
+ * The same ops with and without the device's rings (HWTIMER_OPEN_BATCH):
+ * the same answers, each uncancelled timeout once and never early. With a
+ * 4-entry queue and more timeouts than the rings have slots, the rings'
+ * full submission ring and the fallback to BATCH are used too.
+ */
+static void rings_or_batch(unsigned int flags)
+{
+	enum { N = 5000, FIRE = 64 };
+	static uint64_t id[N];
+	struct hwtimer *h = NULL;
+	struct hwtimer_event ev;
+	uint64_t seen = 0, small = 0, bad = 0;
+	int i, r = hwtimer_open(&h, 4, open_flags | flags);
+
+	if (!ok(!r, "open %#x: %d", open_flags | flags, r))
+		return;
+	for (i = 0; i < N; i++) {
+		r = hwtimer_arm(h, CLOCK_MONOTONIC,
+				i < FIRE ? 50 * MS : 3600000 * MS, 0, 0, i, &id[i]);
+		bad += r != 0;
+		small += id[i] < 1ULL << 44;
+	}
+	ok(!bad, "%" PRIu64 " of %d arms failed", bad, N);
+	if (on_device(h) && (hwtimer_features(h) & HWTIMER_FEATURE_RINGS))
+		ok(flags & HWTIMER_OPEN_BATCH ? !small : small > 0,
+		   "%" PRIu64 " ring ids with flags %#x", small, flags);
+	for (i = 0, bad = 0; i < N; i++)
+		if (i % 2 || i >= FIRE)
+			bad += hwtimer_cancel(h, id[i]) != HWTIMER_RESULT_CANCELLED;
+	ok(!bad, "%" PRIu64 " cancels did not say CANCELLED", bad);
+	while (next_event(h, &ev, 1000 * MS)) {
+		bad += ev.cookie >= FIRE || ev.cookie % 2 ||
+		       (seen & 1ULL << ev.cookie) || ev.id != id[ev.cookie] ||
+		       now_ns(CLOCK_MONOTONIC) < ev.deadline_ns ||
+		       ev.fire_ns < ev.deadline_ns || !hwtimer_event_last(&ev);
+		if (ev.cookie < FIRE)
+			seen |= 1ULL << ev.cookie;
+	}
+	ok(!bad && seen == 0x5555555555555555ULL,
+	   "expiries: %" PRIu64 " bad, seen %#" PRIx64, bad, seen);
+	hwtimer_close(h);
+}
+
+static void t_rings_or_batch(void)
+{
+	rings_or_batch(0);
+	rings_or_batch(HWTIMER_OPEN_BATCH);
+}
+
 /* Ids of a closed context, and stale ids, match nothing. */
 static void t_ids_after_close(void)
 {
@@ -1035,6 +1085,7 @@ static const struct {
 	{ t_y2038, "past 2038: deadline at 2^32 s, a wait of 3 * 2^30 s" },
 	{ t_fork, "fork: shared on the device, copied on timerfd" },
 	{ t_ids_after_close, "ids of a closed context and stale ids: -ENOENT" },
+	{ t_rings_or_batch, "5000 arms and cancels, with the rings and without" },
 };
 
 static int parse_backend(const char *s)
