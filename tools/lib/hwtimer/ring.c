@@ -257,8 +257,10 @@ static int stash_push(struct hwt_ring *r, const struct hwtimer_event *ev)
 	struct hwtimer_event *n;
 	unsigned int size;
 
-	if (r->stash_head == r->stash_len)
-		r->stash_head = r->stash_len = 0;
+	if (r->stash_head == r->stash_len) {
+		r->stash_head = 0;
+		r->stash_len = 0;
+	}
 	if (r->stash_len == r->stash_size) {
 		size = r->stash_size ? 2 * r->stash_size : 256;
 		n = realloc(r->stash, size * sizeof(*n));
