@@ -46,9 +46,11 @@ UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
           "io_uring-batch1024", "heap-timerfd", "timerfd-settime",
           "timerfd-create"]
 # hwtimer_lib_bench, its own run (262144 timeouts, 1024 at a time, at most
-# 1024 pending): libhwtimer's submission queue beside BATCH by hand.
+# 1024 pending): libhwtimer's submission queue beside BATCH by hand, and
+# the same through the device's timer rings.
 LPEERS = ["libhwtimer-lib_sq1024", "libhwtimer-raw_batch1024",
-          "libhwtimer-lib_single"]
+          "libhwtimer-lib_single", "libhwtimer-rings_sq1024",
+          "libhwtimer-rings_single"]
 
 
 class Fig(float):
@@ -624,8 +626,8 @@ def lib_section(md, R):
         md.append("\nlibhwtimer (hwtimer_lib_bench: 262,144 timeouts armed "
                   "and cancelled 1024 at a time, so at most 1024 pending; "
                   "median of 5 rounds): its submission queue of 1024 "
-                  "against a BATCH array of 1024 filled by hand, and single "
-                  "calls.\n")
+                  "against a BATCH array of 1024 filled by hand, single "
+                  "calls, and both through the timer rings.\n")
         raw = R.get("ucost", "ns_per_timeout", "libhwtimer-raw_batch1024")
         md.append(peer_table(R, ["method", "ns per timeout", "vs BATCH by hand"],
                              "ucost", "ns_per_timeout", LPEERS,

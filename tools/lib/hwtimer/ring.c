@@ -425,6 +425,23 @@ static int sq_make_room(struct hwtimer *h)
 	return sq_full(r) ? -EAGAIN : 0;
 }
 
+/*
+ * No slot is FREE: have the kernel drain what was submitted, and take the
+ * completions off the completion ring (expiries to the stash), which frees
+ * the slots of the timeouts cancelled meanwhile.
+ */
+static void slots_refill(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwtimer_event ev;
+
+	ring_enter(h);
+	while (r->free_head == r->setup.slots && cq_pop(r, &ev)) {
+		if (hwtimer__ring_filter(h, &ev) && stash_push(r, &ev))
+			return;
+	}
+}
+
 /* Write an entry; the caller kicks the kernel once its ops are in. */
 static int sq_push(struct hwtimer *h, const struct hwtimer_sqe *e)
 {
@@ -484,14 +501,19 @@ static uint64_t abs_deadline(const struct hwtimer_batch_op *op)
 static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
-	uint32_t i = r->free_head;
 	struct hwt_slot *s;
 	struct hwtimer_sqe e;
+	uint32_t i;
 
-	if (op->clock != CLOCK_MONOTONIC || i == r->setup.slots ||
+	if (op->clock != CLOCK_MONOTONIC ||
 	    (op->period_ns && op->period_ns < h->tick_ns) ||
 	    (op->flags & ~HWTIMER_ARM_ABS))
 		return false;	/* BATCH answers, errors included */
+	if (r->free_head == r->setup.slots)
+		slots_refill(h);
+	i = r->free_head;
+	if (i == r->setup.slots)
+		return false;	/* all in use: BATCH takes it */
 	s = &r->slots[i];
 	s->gen = (s->gen + 1) & RING_GEN_MASK;
 	if (!s->gen)
