@@ -3,12 +3,14 @@
  * ring.c - libhwtimer on the device's timer rings.
  *
  * When the device offers HWTIMER_FEATURE_RINGS, a context maps a pair of
- * rings (HWTIMER_IOC_RING_SETUP) and serves CLOCK_MONOTONIC timeouts from
- * its slots without a system call: an arm, cancel or modify is an entry
- * written into the submission ring; the kernel drains the ring every
- * tick, and is asked to (HWTIMER_IOC_ENTER) only when it says it stopped
- * (NEED_WAKEUP). Other timeouts (CLOCK_BOOTTIME, or when every slot is in
- * use) go through BATCH as before, behind the same calls.
+ * rings (HWTIMER_IOC_RING_SETUP) and serves one-shot CLOCK_MONOTONIC
+ * timeouts from its slots without a system call: an arm, cancel or modify
+ * is an entry written into the submission ring; the kernel drains the ring
+ * every tick, and is asked to (HWTIMER_IOC_ENTER) only when it says it
+ * stopped (NEED_WAKEUP). Other timeouts go through BATCH as before, behind
+ * the same calls: CLOCK_BOOTTIME ones, arms while every slot is in use,
+ * and periodic ones, whose unread expiries the library promises to fold
+ * into one record (the completion ring has a record per period).
  *
  * The library owns the slots. A timeout on the rings has an id below 2^44
  * (a slot's generation and index), which no device id is (a device id has
@@ -27,9 +29,7 @@
  * the entry reached it, the library drops that expiry (a cancelled
  * timeout's, or one whose deadline is not the modified one) and, for a
  * modify, arms the slot again for the new deadline. So no expiry comes
- * after CANCELLED, or before the deadline a MODIFIED moved it to. A
- * periodic timeout's expiries already served before a modify reached the
- * kernel still come (never before their own deadline).
+ * after CANCELLED, or before the deadline a MODIFIED moved it to.
  *
  * Records come from the completion ring, from the library's stash (records
  * taken off the ring to make room when the submission ring was full), and
@@ -67,9 +67,7 @@ enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING };
  * struct hwt_slot - one slot of the rings, as the library sees it
  * @id: id of the timeout it serves (ACTIVE) or served
  * @user_data: the caller's, returned as each expiry's cookie
- * @deadline: absolute on CLOCK_MONOTONIC: the one-shot's deadline, moved
- *	by modify
- * @period: 0 for a one-shot
+ * @deadline: absolute on CLOCK_MONOTONIC: the deadline, moved by modify
  * @gen: generation of @id
  * @next: next FREE slot
  * @state: SLOT_*
@@ -78,7 +76,6 @@ struct hwt_slot {
 	uint64_t id;
 	uint64_t user_data;
 	uint64_t deadline;
-	uint64_t period;
 	uint32_t gen;
 	uint32_t next;
 	uint8_t state;
@@ -274,7 +271,7 @@ static int stash_push(struct hwt_ring *r, const struct hwtimer_event *ev)
 }
 
 static struct hwtimer_sqe make_sqe(uint8_t op, uint32_t slot, uint64_t deadline,
-				   uint64_t period, uint64_t cookie)
+				   uint64_t cookie)
 {
 	struct hwtimer_sqe e;
 
@@ -282,7 +279,6 @@ static struct hwtimer_sqe make_sqe(uint8_t op, uint32_t slot, uint64_t deadline,
 	e.op = op;
 	e.slot = slot;
 	e.deadline_ns = deadline;
-	e.period_ns = period;
 	e.cookie = cookie;
 	return e;
 }
@@ -340,7 +336,7 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev)
 	}
 	if (s->state != SLOT_ACTIVE)
 		return false;
-	if (!s->period && ev->deadline_ns != s->deadline) {
+	if (ev->deadline_ns != s->deadline) {
 		/* Fired before a modify reached the kernel: arm anew. */
 		if (last)
 			slot_arm_again(h, i);
@@ -463,8 +459,7 @@ static int sq_push(struct hwtimer *h, const struct hwtimer_sqe *e)
 static void slot_arm_again(struct hwtimer *h, uint32_t i)
 {
 	struct hwt_slot *s = &h->ring->slots[i];
-	struct hwtimer_sqe e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, 0,
-					s->id);
+	struct hwtimer_sqe e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
 
 	/* A child of fork() has no rings: the parent re-arms its own. */
 	if (!ring_mine(h->ring) || sq_push(h, &e)) {
@@ -505,8 +500,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	struct hwtimer_sqe e;
 	uint32_t i;
 
-	if (op->clock != CLOCK_MONOTONIC ||
-	    (op->period_ns && op->period_ns < h->tick_ns) ||
+	if (op->clock != CLOCK_MONOTONIC || op->period_ns ||
 	    (op->flags & ~HWTIMER_ARM_ABS))
 		return false;	/* BATCH answers, errors included */
 	if (r->free_head == r->setup.slots)
@@ -521,8 +515,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	s->id = (uint64_t)s->gen << RING_IDX_BITS | (i + 1);
 	s->user_data = op->cookie;
 	s->deadline = abs_deadline(op);
-	s->period = op->period_ns;
-	e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->period, s->id);
+	e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
 	if (sq_push(h, &e))
 		return false;
 	r->free_head = s->next;
@@ -548,7 +541,7 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return;
 	i = s - r->slots;
 	op->status = 0;
-	if (!s->period && hwtimer__now(CLOCK_MONOTONIC) >= s->deadline) {
+	if (hwtimer__now(CLOCK_MONOTONIC) >= s->deadline) {
 		/* Due: the kernel fires it, if it has not yet. */
 		op->result = HWTIMER_RESULT_FIRED;
 		return;
@@ -556,7 +549,7 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 	if (op->op == HWTIMER_OP_MODIFY)
 		deadline = abs_deadline(op);
 	e = make_sqe(op->op == HWTIMER_OP_CANCEL ? HWTIMER_SQE_CANCEL :
-		     HWTIMER_SQE_MODIFY, i, deadline, 0, s->id);
+		     HWTIMER_SQE_MODIFY, i, deadline, s->id);
 	op->status = sq_push(h, &e);
 	if (op->status)
 		return;

@@ -74,7 +74,7 @@ struct hwtimer_result {
  * With no flag, opens /dev/hwtimer and does the version and feature
  * handshake; when the device is missing or not accessible (ENOENT, ENODEV,
  * ENXIO, EACCES, EPERM) the timerfd backend is used instead. On a device
- * with %HWTIMER_FEATURE_RINGS, CLOCK_MONOTONIC timeouts are armed,
+ * with %HWTIMER_FEATURE_RINGS, one-shot CLOCK_MONOTONIC timeouts are armed,
  * cancelled and moved through its timer rings, without a system call;
  * %HWTIMER_OPEN_BATCH, or HWTIMER_NO_RINGS set in the environment, keeps
  * the context on HWTIMER_IOC_BATCH (the rings' slots are charged to the
