@@ -313,20 +313,18 @@ static void wake_locked(struct hwt_ctx *ctx)
 }
 
 /**
- * hwtimer_cdev_wake() - tell a context's waiters that records are ready
+ * hwtimer_cdev_wake_pollers() - tell poll() that a completion is ready
  * @ctx: the context
  *
- * Wakes poll() and read() waiters, signals the eventfd and O_ASYNC
- * listeners, as an expiry does.
+ * Only poll() and epoll waiters: the eventfd and SIGIO count expiries,
+ * and a completion of a ring entry is none.
  *
- * Context: process context, ctx->wqh.lock not held.
+ * Context: caller holds ctx->wqh.lock.
  */
-void hwtimer_cdev_wake(struct hwt_ctx *ctx)
+void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx)
 {
-	spin_lock(&ctx->wqh.lock);
-	wake_locked(ctx);
-	spin_unlock(&ctx->wqh.lock);
-	kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
+	lockdep_assert_held(&ctx->wqh.lock);
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
 /* Keep the record of this expiry in @ht, on the event list. */

@@ -130,7 +130,7 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 }
 
 u64 hwtimer_cdev_max_pending(void);
-void hwtimer_cdev_wake(struct hwt_ctx *ctx);
+void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock);

@@ -588,7 +588,6 @@ static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
 {
 	struct hwtimer_sqe sqes[HWT_RING_CHUNK];
 	struct hwt_ctx *ctx = r->ctx;
-	bool completed;
 	u32 i, cq_was;
 
 	lockdep_assert_held(&r->drain_mutex);
@@ -602,11 +601,9 @@ static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
 			break;
 		}
 	}
-	/* Completions of entries wake waiters as expiries do. */
-	completed = r->cq_next != cq_was;
+	if (r->cq_next != cq_was)
+		hwtimer_cdev_wake_pollers(ctx);
 	spin_unlock(&ctx->wqh.lock);
-	if (completed)
-		hwtimer_cdev_wake(ctx);
 	return i;
 }
 

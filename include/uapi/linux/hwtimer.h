@@ -436,7 +436,9 @@ struct hwtimer_ring_setup {
  * %HWTIMER_RESULT_FIRED or %HWTIMER_RESULT_NOT_PENDING. A MODIFY completes
  * only when it moved nothing: %HWTIMER_RESULT_FIRED or
  * %HWTIMER_RESULT_NOT_PENDING. A bad entry completes with -EINVAL, an ARM
- * the wheel refuses with its errno. The kernel copies each entry once.
+ * the wheel refuses with its errno. The kernel copies each entry once. A
+ * completion wakes poll() and epoll; the eventfd and SIGIO count expiries
+ * only.
  */
 struct hwtimer_sqe {
 	__u8 op;
