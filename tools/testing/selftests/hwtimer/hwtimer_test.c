@@ -4182,6 +4182,36 @@ TEST_F(ctx, ring_close_mapped)
 	}
 }
 
+/* The eventfd counts ring expiries, not completions of entries. */
+TEST_F(ctx, ring_eventfd)
+{
+	int efd = track_fd(self, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	uint64_t far = now_ns(CLOCK_MONOTONIC) + 100000 * MS, cnt = 0;
+	struct hwtimer_event ev;
+	struct ring r;
+
+	ASSERT_TRUE(efd >= 0);
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	ASSERT_TRUE(set_eventfd(self->fd, efd) == 0);
+	ASSERT_TRUE(ring_push_kick(self->fd, &r,
+				   sqe_of(HWTIMER_SQE_ARM, 1, 1, 0, 1)) == 0);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(read(efd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1) {
+		TH_LOG("eventfd %" PRIu64 " after one expiry", cnt);
+	}
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 2, .deadline_ns = far }) == 0);
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_CANCEL, .slot = 2 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_CANCELLED));
+	EXPECT_TRUE(read(efd, &cnt, sizeof(cnt)) < 0 && errno == EAGAIN) {
+		TH_LOG("eventfd signalled by a completion");
+	}
+}
+
 /* A context with rings still serves the ioctls and read() as before. */
 TEST_F(ctx, ring_and_ioctls)
 {
