@@ -589,6 +589,7 @@ static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
 	struct hwtimer_sqe sqes[HWT_RING_CHUNK];
 	struct hwt_ctx *ctx = r->ctx;
 	u32 i, cq_was;
+	int ret;
 
 	lockdep_assert_held(&r->drain_mutex);
 	for (i = 0; i < n; i++)
@@ -596,7 +597,8 @@ static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
 	spin_lock(&ctx->wqh.lock);
 	cq_was = r->cq_next;
 	for (i = 0; i < n && cq_space(r); i++) {
-		if (sqe_run(r, &sqes[i]) == -EAGAIN) {
+		ret = sqe_run(r, &sqes[i]);
+		if (ret == -EAGAIN) {
 			*wait = &r->slots[sqes[i].slot].ht;
 			break;
 		}
@@ -651,34 +653,37 @@ static u32 ring_drain(struct hwt_ring *r)
 }
 
 /*
- * After a drain that consumed nothing: is the ring still empty once
- * NEED_WAKEUP is visible? If not, the flag is cleared again.
+ * After a drain that consumed nothing, from the drain's own callback: stop
+ * the periodic drain if the ring is still empty once NEED_WAKEUP is
+ * visible; else take the flag back.
  */
-static bool ring_idle(struct hwt_ring *r)
+static void drain_stop_if_idle(struct hwt_ring *r)
 {
 	lockdep_assert_held(&r->drain_mutex);
 	if (READ_ONCE(*r->sq_tail) != r->sq_next)
-		return false;
+		return;
 	set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
 	/* Pairs with userspace's barrier between its tail and flags. */
 	smp_mb();
-	if (READ_ONCE(*r->sq_tail) == r->sq_next)
-		return true;
-	set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
-	return false;
+	if (READ_ONCE(*r->sq_tail) != r->sq_next) {
+		set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
+		return;
+	}
+	/* From its own callback: the series ends, ENTER restarts it. */
+	hwtimer_cancel(&r->drain);
+	r->drain_on = false;
 }
 
 /* Callback of the periodic drain; on a wheel worker, may sleep. */
 static void ring_drain_fn(struct hwtimer_timeout *t)
 {
 	struct hwt_ring *r = container_of(t, struct hwt_ring, drain);
+	u32 n;
 
 	mutex_lock(&r->drain_mutex);
-	if (!ring_drain(r) && ring_idle(r)) {
-		/* From its own callback: the series ends, ENTER restarts it. */
-		hwtimer_cancel(&r->drain);
-		r->drain_on = false;
-	}
+	n = ring_drain(r);
+	if (!n)
+		drain_stop_if_idle(r);
 	mutex_unlock(&r->drain_mutex);
 }
 
