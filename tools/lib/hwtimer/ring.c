@@ -96,7 +96,15 @@ struct hwt_slot {
  * @stash_head: next record of @stash to hand out
  * @stash_len: records in @stash
  * @stash_size: room in @stash
- * @cq_taken: expiry records taken from the completion ring, ever
+ * @adj_armed: what to add to the device's ctx_armed for the caller's
+ *	count: arms the library made again after a modify raced the expiry
+ *	(less), arms the kernel refused after the library said yes (more)
+ * @adj_fired: likewise for ctx_fired: expiries the library dropped
+ * @adj_cancelled: likewise for ctx_cancelled: cancels the library
+ *	answered CANCELLED that found the timeout fired in the kernel
+ * @adj_read: likewise for ctx_read: records taken from the completion
+ *	ring for the caller (more), records read() gave and the library
+ *	dropped (less)
  * @lost: arms the kernel refused after the library said yes (the wheel's
  *	own limit): those timeouts never expire
  * @unkicked: entries were written since the last hwtimer__ring_kick()
@@ -118,7 +126,10 @@ struct hwt_ring {
 	unsigned int stash_head;
 	unsigned int stash_len;
 	unsigned int stash_size;
-	uint64_t cq_taken;
+	int64_t adj_armed;
+	int64_t adj_fired;
+	int64_t adj_cancelled;
+	int64_t adj_read;
 	uint64_t lost;
 	bool unkicked;
 };
@@ -303,6 +314,11 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 		      HWTIMER_EVENT_OP_SHIFT;
 	bool idle = ev->flags & HWTIMER_EVENT_LAST;
 
+	/* The library answered CANCELLED, and arms it made said yes. */
+	if (op == HWTIMER_SQE_CANCEL && ev->res != HWTIMER_RESULT_CANCELLED)
+		r->adj_cancelled++;
+	if (op == HWTIMER_SQE_ARM && ev->res < 0)
+		r->adj_armed++;
 	if (ev->cookie != s->id || s->state == SLOT_FREE)
 		return;		/* of an earlier timeout of the slot */
 	if (ev->res < 0 && s->state == SLOT_ACTIVE) {
@@ -317,12 +333,22 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 		slot_free(r, ev->id);
 }
 
+/* The library drops an expiry the kernel counted (and read() read). */
+static bool drop_expiry(struct hwt_ring *r, bool from_read)
+{
+	r->adj_fired--;
+	if (from_read)
+		r->adj_read--;
+	return false;
+}
+
 /*
  * An expiry of slot @ev->id: whether the caller gets it, rewritten to the
  * caller's id and user data. Its last record frees the slot, unless a
  * modify is still to be applied to the slot: then it is armed again.
  */
-static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev)
+static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
+			bool from_read)
 {
 	struct hwt_ring *r = h->ring;
 	uint32_t i = ev->id;
@@ -332,16 +358,18 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev)
 	if (s->state == SLOT_DRAINING) {
 		if (last)
 			slot_free(r, i);
-		return false;
+		return drop_expiry(r, from_read);
 	}
 	if (s->state != SLOT_ACTIVE)
-		return false;
+		return drop_expiry(r, from_read);
 	if (ev->deadline_ns != s->deadline) {
 		/* Fired before a modify reached the kernel: arm anew. */
 		if (last)
 			slot_arm_again(h, i);
-		return false;
+		return drop_expiry(r, from_read);
 	}
+	if (!from_read)
+		r->adj_read++;
 	ev->id = s->id;
 	ev->cookie = s->user_data;
 	ev->flags &= ~HWTIMER_EVENT_RING;
@@ -350,7 +378,9 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev)
 	return true;
 }
 
-bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
+/* Whether record @ev goes to the caller; @from_read: read() gave it. */
+static bool ring_take(struct hwtimer *h, struct hwtimer_event *ev,
+		      bool from_read)
 {
 	struct hwt_ring *r = h->ring;
 
@@ -363,7 +393,12 @@ bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
 			take_completion(h, ev);
 		return false;
 	}
-	return take_expiry(h, ev);
+	return take_expiry(h, ev, from_read);
+}
+
+bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
+{
+	return ring_take(h, ev, true);
 }
 
 /* The next record off the completion ring; false when it is empty. */
@@ -375,8 +410,6 @@ static bool cq_pop(struct hwt_ring *r, struct hwtimer_event *ev)
 		return false;
 	*ev = r->cqes[head & (r->setup.cq_entries - 1)];
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	if (!(ev->flags & HWTIMER_EVENT_SQE))
-		r->cq_taken++;
 	return true;
 }
 
@@ -389,7 +422,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 	while (n < max && r->stash_head < r->stash_len)
 		evs[n++] = r->stash[r->stash_head++];
 	while (ring_mine(r) && n < max && cq_pop(r, &evs[n])) {
-		if (hwtimer__ring_filter(h, &evs[n]))
+		if (ring_take(h, &evs[n], false))
 			n++;
 	}
 	/* Taking records may have armed slots again. */
@@ -414,7 +447,7 @@ static int sq_make_room(struct hwtimer *h)
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 		while (sq_full(r) && cq_pop(r, &ev)) {
-			if (hwtimer__ring_filter(h, &ev) && stash_push(r, &ev))
+			if (ring_take(h, &ev, false) && stash_push(r, &ev))
 				return -ENOMEM;
 		}
 	}
@@ -433,7 +466,7 @@ static void slots_refill(struct hwtimer *h)
 
 	ring_enter(h);
 	while (r->free_head == r->setup.slots && cq_pop(r, &ev)) {
-		if (hwtimer__ring_filter(h, &ev) && stash_push(r, &ev))
+		if (ring_take(h, &ev, false) && stash_push(r, &ev))
 			return;
 	}
 }
@@ -462,10 +495,14 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 	struct hwtimer_sqe e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
 
 	/* A child of fork() has no rings: the parent re-arms its own. */
-	if (!ring_mine(h->ring) || sq_push(h, &e)) {
-		h->ring->lost++;
-		s->state = SLOT_DRAINING;
+	if (ring_mine(h->ring) && !sq_push(h, &e)) {
+		/* The caller armed once; the kernel counts this arm too. */
+		h->ring->adj_armed--;
+		return;
 	}
+	/* The kernel's slot is idle (its last record came): the timeout is gone. */
+	h->ring->lost++;
+	slot_free(h->ring, i);
 }
 
 /* ---- operations ---- */
@@ -597,7 +634,10 @@ void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 		active += r->slots[i].state == SLOT_ACTIVE;
 	/* The slots are charged at setup; count those serving a timeout. */
 	st->ctx_live = st->ctx_live - r->setup.slots + active;
-	st->ctx_read += r->cq_taken;
+	st->ctx_armed += r->adj_armed;
+	st->ctx_fired += r->adj_fired;
+	st->ctx_cancelled += r->adj_cancelled;
+	st->ctx_read += r->adj_read;
 	st->ctx_queued += r->stash_len - r->stash_head;
 }
 
