@@ -1440,6 +1440,38 @@ static void user_put(struct hwt_user *u)
 	kfree(u);
 }
 
+/**
+ * hwtimer_cdev_tag_alloc() - a tag no context's ids carry
+ * @owner: what holds the tag
+ * @tag: out: the tag, from 1 to 2^%HWTIMER_IDS_TAG_BITS - 1
+ *
+ * Tags are handed out cyclically, so a freed one comes back as late as it
+ * can: after every other tag was handed out once.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -ENFILE when every tag is held; -ENOMEM.
+ */
+int hwtimer_cdev_tag_alloc(void *owner, u32 *tag)
+{
+	int ret;
+
+	ret = xa_alloc_cyclic(&hwt_tags, tag, owner,
+			      XA_LIMIT(1, BIT(HWTIMER_IDS_TAG_BITS) - 1),
+			      &hwt_next_tag, GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENFILE : ret;
+	return 0;
+}
+
+/**
+ * hwtimer_cdev_tag_free() - give back a tag of hwtimer_cdev_tag_alloc()
+ * @tag: the tag
+ */
+void hwtimer_cdev_tag_free(u32 tag)
+{
+	xa_erase(&hwt_tags, tag);
+}
+
 static int hwt_open(struct inode *inode, struct file *file)
 {
 	struct hwt_ctx *ctx;
@@ -1455,14 +1487,9 @@ static int hwt_open(struct inode *inode, struct file *file)
 	ret = -ENOMEM;
 	if (!ctx->user)
 		goto err_free;
-	/* Cyclic: a closed context's tag comes back as late as it can. */
-	ret = xa_alloc_cyclic(&hwt_tags, &ctx->tag, ctx,
-			      XA_LIMIT(1, BIT(HWTIMER_IDS_TAG_BITS) - 1),
-			      &hwt_next_tag, GFP_KERNEL);
-	if (ret < 0) {
-		ret = ret == -EBUSY ? -ENFILE : ret;
+	ret = hwtimer_cdev_tag_alloc(ctx, &ctx->tag);
+	if (ret)
 		goto err_put_user;
-	}
 	hwtimer_ids_init(&ctx->ids, &ctx->wqh.lock, ctx->tag, HWTIMER_IDS_MAX);
 	file->private_data = ctx;
 	return stream_open(inode, file);
@@ -1523,7 +1550,7 @@ static int hwt_release(struct inode *inode, struct file *file)
 		eventfd_ctx_put(ctx->evfd);
 	atomic_long_sub(ctx->live, &ctx->user->live);
 	user_put(ctx->user);
-	xa_erase(&hwt_tags, ctx->tag);
+	hwtimer_cdev_tag_free(ctx->tag);
 	mutex_destroy(&ctx->read_mutex);
 	kfree(ctx);
 	return 0;

@@ -130,6 +130,8 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 }
 
 u64 hwtimer_cdev_max_pending(void);
+int hwtimer_cdev_tag_alloc(void *owner, u32 *tag);
+void hwtimer_cdev_tag_free(u32 tag);
 void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,

@@ -82,7 +82,7 @@
  * @ctx: the context
  * @w: the wheel of @clock
  * @clock: clock of every ring deadline and slot
- * @mem: the shared region, from vmalloc_user()
+ * @mem: the shared region, vmalloc()ed
  * @map_size: its length, whole pages
  * @sq_head: in @mem: the kernel's sq head, published
  * @sq_tail: in @mem: userspace's sq tail
@@ -95,6 +95,7 @@
  * @cqes: in @mem: the completion ring
  * @sq_entries: size of the submission ring, a power of two
  * @cq_entries: size of the completion ring, a power of two
+ * @id_tag: a tag of hwtimer_cdev_tag_alloc(), for userspace's ids
  * @nslots: slots in @slots
  * @slots: the ring timeouts, by index
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
@@ -125,6 +126,7 @@ struct hwt_ring {
 	struct hwtimer_event *cqes;
 	u32 sq_entries;
 	u32 cq_entries;
+	u32 id_tag;
 	u32 nslots;
 	struct hwt_ptimer *slots;
 	struct mutex drain_mutex;	/* one drain at a time */
@@ -157,7 +159,7 @@ static bool ring_size_ok(u32 n)
 
 static int setup_check(const struct hwtimer_ring_setup *req)
 {
-	if (req->flags || req->resv || req->resv2 ||
+	if (req->flags || req->resv || req->id_tag ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
 	if (!ring_size_ok(req->sq_entries) || !ring_size_ok(req->cq_entries))
@@ -195,10 +197,13 @@ static void setup_answer(const struct hwt_ring *r,
 	req->cq_tail = HWT_RING_CQ_TAIL;
 	req->cq_overflow = HWT_RING_CQ_OVERFLOW;
 	req->cqes = cqes_offset(r->sq_entries);
+	req->id_tag = r->id_tag;
 }
 
 static void ring_destroy(struct hwt_ring *r)
 {
+	if (r->id_tag)
+		hwtimer_cdev_tag_free(r->id_tag);
 	vfree(r->mem);
 	kvfree(r->slots);
 	mutex_destroy(&r->drain_mutex);
@@ -228,6 +233,7 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 				   const struct hwtimer_ring_setup *req)
 {
 	struct hwt_ring *r;
+	int ret;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
@@ -242,10 +248,13 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 	r->nslots = req->slots;
 	r->map_size = map_size(r->sq_entries, r->cq_entries);
 	r->slots = kvcalloc(r->nslots, sizeof(*r->slots), GFP_KERNEL_ACCOUNT);
-	r->mem = vmalloc_user(r->map_size);
-	if (!r->slots || !r->mem) {
+	/* Charged to the caller's memcg; hwtimer_ring_mmap() maps its pages. */
+	r->mem = __vmalloc(r->map_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	ret = r->slots && r->mem ? hwtimer_cdev_tag_alloc(r, &r->id_tag) :
+				   -ENOMEM;
+	if (ret) {
 		ring_destroy(r);
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(ret);
 	}
 	ring_layout(r);
 	slots_init(r);
@@ -305,7 +314,8 @@ static int ring_install(struct hwt_ctx *ctx, struct hwt_ring *r)
  * Context: process context, the ioctl; may sleep.
  * Return: 0; -EFAULT, -EINVAL (bad sizes, slots, clock, flags or reserved
  * words), -EBUSY (rings already set up), -ENOSPC or -EDQUOT (the slots
- * pass the context's or the user's limit), -ENOMEM.
+ * pass the context's or the user's limit), -ENFILE (no tag is free),
+ * -ENOMEM.
  */
 long hwtimer_ring_setup(struct hwt_ctx *ctx, void __user *arg)
 {
@@ -350,17 +360,28 @@ err_destroy:
  *
  * Context: the mmap() file operation.
  * Return: 0; -EINVAL before setup, at another offset, for a private or
- * too long mapping.
+ * too long mapping; -ENOMEM.
  */
 int hwtimer_ring_mmap(struct hwt_ctx *ctx, struct vm_area_struct *vma)
 {
 	/* Pairs with ring_install(): the ring is set up when seen. */
 	struct hwt_ring *r = smp_load_acquire(&ctx->ring);
 
+	unsigned long addr;
+	void *kaddr;
+	int ret;
+
 	if (!r || vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) ||
 	    vma->vm_end - vma->vm_start > r->map_size)
 		return -EINVAL;
-	return remap_vmalloc_range(vma, r->mem, 0);
+	kaddr = r->mem;
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		ret = vm_insert_page(vma, addr, vmalloc_to_page(kaddr));
+		if (ret)
+			return ret;
+		kaddr += PAGE_SIZE;
+	}
+	return 0;
 }
 
 /*
@@ -482,8 +503,8 @@ static void sqe_copy(const struct hwt_ring *r, u32 idx,
 /* Check an entry as copied. Return: 0 or -EINVAL. */
 static int sqe_check(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 {
-	if (sqe->flags || sqe->reserved0 || sqe->reserved[0] ||
-	    sqe->reserved[1] || sqe->slot >= r->nslots)
+	if (sqe->flags || sqe->resv || sqe->reserved ||
+	    sqe->slot >= r->nslots)
 		return -EINVAL;
 	switch (sqe->op) {
 	case HWTIMER_SQE_ARM:
@@ -510,7 +531,8 @@ static void sqe_complete(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		.res = res,
 		.clock = r->clock,
 		.flags = HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE |
-			 (u32)sqe->op << HWTIMER_EVENT_OP_SHIFT,
+			 ((sqe->op << HWTIMER_EVENT_OP_SHIFT) &
+			  HWTIMER_EVENT_OP_MASK),
 	};
 
 	if (last)

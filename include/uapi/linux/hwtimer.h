@@ -388,7 +388,10 @@ struct hwtimer_event {
  * @cq_overflow: out: offset of the __u32 count of expiries that found the
  *	completion ring full and were queued for read() instead
  * @cqes: out: offset of the array of @cq_entries struct hwtimer_event
- * @resv2: in: must be 0; out: 0
+ * @id_tag: in: must be 0; out: a tag, from 1 to 2^20 - 1, that no
+ *	context's ids carry while the rings exist, nor for 2^20 opens after:
+ *	the rings' user may name its ring timeouts by ids whose bits 63..44
+ *	are this tag without colliding with any id the device hands out
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_ring_setup {
@@ -408,7 +411,7 @@ struct hwtimer_ring_setup {
 	__u32 cq_tail;
 	__u32 cq_overflow;
 	__u32 cqes;
-	__u32 resv2;
+	__u32 id_tag;
 	__u64 reserved[4];
 };
 
@@ -421,8 +424,8 @@ struct hwtimer_ring_setup {
  * struct hwtimer_sqe - one entry of the submission ring
  * @op: %HWTIMER_SQE_ARM, %HWTIMER_SQE_CANCEL or %HWTIMER_SQE_MODIFY
  * @flags: must be 0
- * @reserved0: must be 0
  * @slot: the ring timeout, below the setup's slots
+ * @resv: must be 0
  * @deadline_ns: ARM and MODIFY: absolute deadline on the rings' clock; a
  *	past one fires at once. CANCEL: must be 0
  * @period_ns: ARM: 0 for a one-shot, else at least one tick. Others: 0
@@ -441,14 +444,14 @@ struct hwtimer_ring_setup {
  * only.
  */
 struct hwtimer_sqe {
-	__u8 op;
-	__u8 flags;
-	__u16 reserved0;
+	__u32 op;
+	__u32 flags;
 	__u32 slot;
+	__u32 resv;
 	__u64 deadline_ns;
 	__u64 period_ns;
 	__u64 cookie;
-	__u64 reserved[2];
+	__u64 reserved;
 };
 
 /**

@@ -12,9 +12,9 @@
  * and periodic ones, whose unread expiries the library promises to fold
  * into one record (the completion ring has a record per period).
  *
- * The library owns the slots. A timeout on the rings has an id below 2^44
- * (a slot's generation and index), which no device id is (a device id has
- * its context's non-zero tag in bits 63..44). A slot is
+ * The library owns the slots. A timeout on the rings has an id made of the
+ * rings' id tag (bits 63..44), which the kernel hands out at setup and no
+ * device id carries, the slot's generation and its index. A slot is
  *
  *	FREE --arm--> ACTIVE --its last record taken--> FREE
  *	ACTIVE --cancel--> DRAINING --the kernel's slot is idle--> FREE
@@ -55,8 +55,9 @@
 #define RING_SLOTS	4096U
 /* Smallest completion ring. */
 #define RING_CQ_MIN	4096U
-/* Ids of ring timeouts: generation above bit 24, slot index + 1 below. */
+/* Ids of ring timeouts: the id tag, the generation, the slot index + 1. */
 #define RING_IDX_BITS	24
+#define RING_TAG_SHIFT	44
 #define RING_GEN_MASK	((1U << 20) - 1)
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64
@@ -549,7 +550,8 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	s->gen = (s->gen + 1) & RING_GEN_MASK;
 	if (!s->gen)
 		s->gen = 1;
-	s->id = (uint64_t)s->gen << RING_IDX_BITS | (i + 1);
+	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
+		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
 	s->user_data = op->cookie;
 	s->deadline = abs_deadline(op);
 	e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
@@ -607,7 +609,7 @@ bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return false;
 	if (op->op == HWTIMER_OP_ARM)
 		return ring_mine(r) && ring_arm(h, op);
-	if (op->id >= 1ULL << 44 || !op->id)
+	if (op->id >> RING_TAG_SHIFT != r->setup.id_tag)
 		return false;	/* a device id, or none: BATCH answers */
 	if ((op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY) ||
 	    op->cookie || op->period_ns || op->clock ||

@@ -3553,7 +3553,7 @@ TEST_F(ctx, ring_setup_bad)
 	s.resv = 1;
 	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
 	ring_req(&s, 8, 8, 4);
-	s.resv2 = 1;
+	s.id_tag = 1;
 	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
 	for (i = 0; i < 4; i++) {
 		ring_req(&s, 8, 8, 4);
@@ -3576,6 +3576,7 @@ TEST_F(ctx, ring_setup_layout)
 	struct hwtimer_stats_req st;
 	struct ring r;
 	uint32_t idx[7];
+	uint64_t id;
 	int i, j;
 
 	ASSERT_TRUE(ring_setup(self->fd, &r, 256, 1024, 100) == 0);
@@ -3601,11 +3602,15 @@ TEST_F(ctx, ring_setup_layout)
 	EXPECT_TRUE(r.s.sqes + 256 * sizeof(struct hwtimer_sqe) <= r.s.cqes);
 	EXPECT_TRUE(r.s.cqes + 1024 * sizeof(struct hwtimer_event) <=
 		    r.s.map_size);
-	EXPECT_TRUE(r.s.resv + r.s.resv2 + r.s.reserved[0] + r.s.reserved[3] == 0);
+	EXPECT_TRUE(r.s.resv + r.s.reserved[0] + r.s.reserved[3] == 0);
 	/* The slots are charged to the context at once. */
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_live == 100);
 	EXPECT_TRUE(st.ctx_pending == 0);
+	/* A tag of its own: no id of this context carries it. */
+	EXPECT_TRUE(r.s.id_tag && r.s.id_tag < 1U << 20);
+	EXPECT_TRUE(arm(self->fd, 1, 100ULL * WAIT_MS * MS, &id) == 0);
+	EXPECT_TRUE(id >> 44 != r.s.id_tag && id >> 44);
 }
 
 /* mmap: before setup, at an offset, too long or private is EINVAL. */
@@ -3860,9 +3865,10 @@ TEST_F(ctx, ring_bad_sqes)
 	e[0].op = 0;
 	e[1].op = 9;
 	e[2].flags = 1;
-	e[3].reserved0 = 1;
-	e[4].reserved[0] = 1;
-	e[5].reserved[1] = 1;
+	e[3].resv = 1;
+	e[4].reserved = 1;
+	/* An op wider than the completion's 8 bits: they hold its low byte. */
+	e[5].op = 0x10000 | HWTIMER_SQE_ARM;
 	e[6].slot = RING_SLOTS;
 	e[7].period_ns = tick_ns - 1;
 	e[8] = sqe_of(HWTIMER_SQE_CANCEL, 1, 1, 0, 108);
@@ -3876,7 +3882,8 @@ TEST_F(ctx, ring_bad_sqes)
 		}
 		EXPECT_TRUE(is_completion(&ev, e[i].op, -EINVAL) &&
 			    ev.cookie == 100U + i && ev.id == e[i].slot &&
-			    !(ev.flags & HWTIMER_EVENT_LAST)) {
+			    !(ev.flags & ~(HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE |
+					   HWTIMER_EVENT_OP_MASK))) {
 			TH_LOG("entry %d: flags %#x res %" PRId64 " cookie %"
 			       PRIu64, i, ev.flags, (int64_t)ev.res, (uint64_t)ev.cookie);
 		}
