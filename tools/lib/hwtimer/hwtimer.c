@@ -254,9 +254,10 @@ static int dev_open(struct hwtimer *h, const char *path, unsigned int flags)
 	h->features = api->features;
 	h->tick_ns = api->tick_ns;
 	/* Rings where offered and not declined; BATCH if they cannot be had. */
-	if ((h->features & HWTIMER_FEATURE_RINGS) &&
-	    !(flags & HWTIMER_OPEN_BATCH) && !getenv(HWT_ENV_BATCH))
-		hwtimer__ring_init(h);
+	if (!(h->features & HWTIMER_FEATURE_RINGS) ||
+	    (flags & HWTIMER_OPEN_BATCH) || getenv(HWT_ENV_BATCH) ||
+	    hwtimer__ring_init(h))
+		h->features &= ~HWTIMER_FEATURE_RINGS;
 	return 0;
 
 err_close:

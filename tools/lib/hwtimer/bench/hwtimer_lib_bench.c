@@ -145,15 +145,10 @@ static int raw_open(void)
 	return fd;
 }
 
-/* Whether @h arms through the rings: their ids are below 2^44. */
+/* Whether @h arms through the rings. */
 static bool rings_in_use(struct hwtimer *h)
 {
-	uint64_t id = 0;
-
-	if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, 0, &id))
-		return false;
-	hwtimer_cancel(h, id);
-	return id < 1ULL << 44;
+	return hwtimer_features(h) & HWTIMER_FEATURE_RINGS;
 }
 
 static int cmp_u64(const void *a, const void *b)

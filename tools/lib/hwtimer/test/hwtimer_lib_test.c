@@ -186,7 +186,11 @@ static void t_open_path(void)
 	if (h) {
 		hwtimer_get_api(h, &api);
 		ok(api.api == HWTIMER_API, "api %" PRIu64, (uint64_t)api.api);
-		ok(api.features == hwtimer_features(h) &&
+		/* RINGS only while the context uses them. */
+		ok((api.features | HWTIMER_FEATURE_RINGS) ==
+		   (hwtimer_features(h) | HWTIMER_FEATURE_RINGS) &&
+		   (api.features & HWTIMER_FEATURE_RINGS) >=
+		   (hwtimer_features(h) & HWTIMER_FEATURE_RINGS) &&
 		   api.tick_ns == hwtimer_tick_ns(h),
 		   "api features %#" PRIx64 " tick %" PRIu64,
 		   (uint64_t)api.features, (uint64_t)api.tick_ns);
@@ -989,7 +993,8 @@ static void rings_or_batch(unsigned int flags)
 	static uint64_t id[N];
 	struct hwtimer *h = NULL;
 	struct hwtimer_event ev;
-	uint64_t seen = 0, small = 0, bad = 0;
+	uint64_t seen = 0, tags = 0, bad = 0;
+	struct hwtimer_api api;
 	int i, r = hwtimer_open(&h, 4, open_flags | flags);
 
 	if (!ok(!r, "open %#x: %d", open_flags | flags, r))
@@ -1003,12 +1008,17 @@ static void rings_or_batch(unsigned int flags)
 		r = hwtimer_arm(h, CLOCK_MONOTONIC,
 				i < FIRE ? 500 * MS : 3600000 * MS, 0, 0, i, &id[i]);
 		bad += r != 0;
-		small += id[i] < 1ULL << 44;
+		/* Ring ids carry the rings' tag, device ids the context's. */
+		tags += i < N - 1 && id[i] >> 44 != id[i + 1] >> 44;
 	}
 	ok(!bad, "%" PRIu64 " of %d arms failed", bad, N);
-	if (on_device(h) && (hwtimer_features(h) & HWTIMER_FEATURE_RINGS))
-		ok(flags & HWTIMER_OPEN_BATCH ? !small : small > 0,
-		   "%" PRIu64 " ring ids with flags %#x", small, flags);
+	hwtimer_get_api(h, &api);
+	/* With rings, the first 4096 (all their slots) go through them. */
+	if (on_device(h) && (api.features & HWTIMER_FEATURE_RINGS))
+		ok(flags & HWTIMER_OPEN_BATCH ?
+		   !(hwtimer_features(h) & HWTIMER_FEATURE_RINGS) && !tags :
+		   (hwtimer_features(h) & HWTIMER_FEATURE_RINGS) && tags == 1,
+		   "%" PRIu64 " changes of id tag with flags %#x", tags, flags);
 	for (i = 0, bad = 0; i < N; i++)
 		if (i % 2 || i >= FIRE)
 			bad += hwtimer_cancel(h, id[i]) != HWTIMER_RESULT_CANCELLED;

@@ -140,6 +140,7 @@ const char *hwtimer_backend(const struct hwtimer *h);
  * hwtimer_features() - what @h supports
  * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>; the timerfd
  * backend has the periodic, boottime, batch and eventfd ones.
+ * %HWTIMER_FEATURE_RINGS only while @h arms through the timer rings.
  * Thread-safety: any thread.
  */
 uint64_t hwtimer_features(const struct hwtimer *h);
