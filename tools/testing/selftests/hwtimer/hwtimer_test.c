@@ -78,11 +78,12 @@ static_assert(sizeof(struct hwtimer_event) == 48, "event size");
 static_assert(offsetof(struct hwtimer_event, res) == 32, "event res");
 static_assert(sizeof(struct hwtimer_ring_setup) == 104, "ring setup size");
 static_assert(offsetof(struct hwtimer_ring_setup, map_size) == 24, "map_size");
+static_assert(offsetof(struct hwtimer_ring_setup, id_tag) == 68, "id_tag");
 static_assert(offsetof(struct hwtimer_ring_setup, reserved) == 72, "setup resv");
 static_assert(sizeof(struct hwtimer_sqe) == 48, "sqe size");
-static_assert(offsetof(struct hwtimer_sqe, slot) == 4, "sqe slot");
-static_assert(offsetof(struct hwtimer_sqe, deadline_ns) == 8, "sqe deadline");
-static_assert(offsetof(struct hwtimer_sqe, reserved) == 32, "sqe reserved");
+static_assert(offsetof(struct hwtimer_sqe, slot) == 8, "sqe slot");
+static_assert(offsetof(struct hwtimer_sqe, deadline_ns) == 16, "sqe deadline");
+static_assert(offsetof(struct hwtimer_sqe, reserved) == 40, "sqe reserved");
 static_assert(sizeof(struct hwtimer_ring_enter) == 24, "enter size");
 
 /* The module's tick, learnt in FIXTURE_SETUP; one millisecond if unknown. */
