@@ -277,8 +277,9 @@ run batch 1000 --at 50ms --spread 50ms
 result "batch 1000: all armed and read back" first_starts \
 	"batch: armed 1000 timeouts in "
 
+# Read without the rings: their drain would count in the wheel's arms.
 wheel_armed() {
-	timeout 60 "$ctl" --json watch --once | awk 'match($0, /"armed": [0-9]+/) {
+	HWTIMER_NO_RINGS=1 timeout 60 "$ctl" --json watch --once | awk 'match($0, /"armed": [0-9]+/) {
 		print substr($0, RSTART + 9, RLENGTH - 9) }'
 }
 echo 1000 >"$prm/ctx_max_pending"
