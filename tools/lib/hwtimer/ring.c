@@ -53,7 +53,12 @@
 
 /* Most slots of a context's rings: charged to its and the user's limits. */
 #define RING_SLOTS	4096U
-/* Smallest completion ring. */
+/*
+ * Smallest rings. The submission ring holds twice the library's queue, an
+ * arm and a cancel per timeout, so that a queue's worth of both fits
+ * between two drains of the kernel without an ENTER.
+ */
+#define RING_SQ_MIN	2048U
 #define RING_CQ_MIN	4096U
 /* Ids of ring timeouts: the id tag, the generation, the slot index + 1. */
 #define RING_IDX_BITS	24
@@ -165,7 +170,8 @@ static void ring_map(struct hwt_ring *r)
 int hwtimer__ring_init(struct hwtimer *h)
 {
 	struct hwt_ring *r = calloc(1, sizeof(*r));
-	uint32_t sq = pow2_at_least(h->sq_size), i;
+	uint32_t sq = pow2_at_least(2 * h->sq_size > RING_SQ_MIN ?
+				    2 * h->sq_size : RING_SQ_MIN), i;
 	void *m;
 	int err;
 
@@ -455,21 +461,33 @@ static int sq_make_room(struct hwtimer *h)
 	return sq_full(r) ? -EAGAIN : 0;
 }
 
-/*
- * No slot is FREE: have the kernel drain what was submitted, and take the
- * completions off the completion ring (expiries to the stash), which frees
- * the slots of the timeouts cancelled meanwhile.
- */
-static void slots_refill(struct hwtimer *h)
+/* Take every record off the completion ring: expiries to the stash. */
+static void cq_take_all(struct hwtimer *h)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwtimer_event ev;
 
-	ring_enter(h);
-	while (r->free_head == r->setup.slots && cq_pop(r, &ev)) {
+	while (cq_pop(r, &ev)) {
 		if (ring_take(h, &ev, false) && stash_push(r, &ev))
 			return;
 	}
+}
+
+/*
+ * No slot is FREE: take the completions waiting, which free the slots of
+ * the timeouts cancelled meanwhile; only if none came free, have the
+ * kernel drain what was submitted and take them again. All of them, so
+ * that the next arms find free slots without a system call.
+ */
+static void slots_refill(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+
+	cq_take_all(h);
+	if (r->free_head != r->setup.slots)
+		return;
+	ring_enter(h);
+	cq_take_all(h);
 }
 
 /* Write an entry; the caller kicks the kernel once its ops are in. */
