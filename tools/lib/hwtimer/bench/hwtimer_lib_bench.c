@@ -26,13 +26,13 @@
  * fallback) only the lib_ variants run.
  *
  * On the device, each variant also prints "syscalls name per_timeout
- * ioctl=I enter=E batch=B read=R": the system calls of its median round (by their total)
- * per timeout, and that round's count of each kind. They are counted by
- * defining ioctl() and read() here, which the library then calls instead
- * of libc's (a program's definition wins, statically linked or not); they
- * are the only system calls its device backend makes to arm, cancel and
- * take expiries other than poll() in hwtimer_wait(), which these variants
- * do not call.
+ * ioctl=I enter=E batch=B read=R": the system calls of its median round
+ * (by their total) per timeout, and that round's count of each kind. They
+ * are counted by defining ioctl() and read() here, which the library then
+ * calls instead of libc's (a program's definition wins, statically linked
+ * or not); they are the only system calls its device backend makes to
+ * arm, cancel and take expiries other than poll() in hwtimer_wait(), which
+ * these variants do not call.
  *
  * Then EXPIRIES (default 150000; 0 skips) one-shots with deadlines 10 us
  * apart, 100,000 a second, each armed with an absolute deadline 20 ms
@@ -331,12 +331,12 @@ static void expiry_arm(struct hwtimer *h, uint64_t start, uint64_t n,
 	uint64_t until = now_ns() + EXP_LEAD_NS, i = *armed;
 	int r;
 
-	for (; i < n && start + i * EXP_GAP_NS < until &&
-	       i - got < EXP_SLOTS; i++) {
+	while (i < n && start + i * EXP_GAP_NS < until && i - got < EXP_SLOTS) {
 		r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, start + i * EXP_GAP_NS,
 				     0, HWTIMER_ARM_ABS, i, NULL);
 		if (r)
 			die("prep_arm", -r);
+		i++;
 	}
 	if (i == *armed)
 		return;
@@ -523,8 +523,8 @@ int main(int argc, char **argv)
 	}
 	n -= n % CHUNK;
 	if (!n || rounds < 1 || rounds > MAX_ROUNDS || optind != argc) {
-		fprintf(stderr, "usage: %s [-n TIMEOUTS (a multiple of %d)] [-r ROUNDS] [-e EXPIRIES] [-b device|timerfd]\n",
-			argv[0], CHUNK);
+		fprintf(stderr, "usage: %s [-n TIMEOUTS (a multiple of %d)] [-r ROUNDS]\n"
+			"\t[-e EXPIRIES] [-b device|timerfd]\n", argv[0], CHUNK);
 		return 2;
 	}
 	if (cost(flags, n, rounds))
