@@ -50,7 +50,7 @@ UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
 # the same through the device's timer rings.
 LPEERS = ["libhwtimer-lib_sq1024", "libhwtimer-raw_batch1024",
           "libhwtimer-lib_single", "libhwtimer-rings_sq1024",
-          "libhwtimer-rings_single"]
+          "libhwtimer-rings_single", "libhwtimer-rings_loop1024"]
 # hwtimer_lib_bench's expiry delivery, 100,000 a second: taken from the
 # completion ring, and from read() (a context kept on BATCH).
 XPEERS = ["libhwtimer-rings", "libhwtimer-read"]
@@ -667,7 +667,9 @@ def lib_section(md, R):
                   "and cancelled 1024 at a time, so at most 1024 pending; "
                   "median of 5 rounds): its submission queue of 1024 "
                   "against a BATCH array of 1024 filled by hand, single "
-                  "calls, and both through the timer rings.\n")
+                  "calls, and both through the timer rings, the first "
+                  "also with a hwtimer_peek() per 1024 (loop1024), as an "
+                  "event loop takes its expiries.\n")
         raw = R.get("ucost", "ns_per_timeout", "libhwtimer-raw_batch1024")
         heap = R.get("ucost", "ns_per_timeout", "heap-timerfd")
         sc = lambda m: lambda p, v: fmt(R.get("usyscalls", f"{m}_per_round", p), 0)

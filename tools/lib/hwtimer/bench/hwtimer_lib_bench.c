@@ -20,6 +20,8 @@
  *	lib_single	hwtimer_arm() and hwtimer_cancel(), one call each
  *	rings_sq1024	lib_sq1024 through the device's timer rings
  *	rings_single	lib_single through the device's timer rings
+ *	rings_loop1024	rings_sq1024 with a hwtimer_peek() after each 1024
+ *			cancels, as an event loop takes its expiries
  *
  * The lib_ variants keep to BATCH (HWTIMER_OPEN_BATCH); the rings_ ones
  * run where the device offers rings. With -b timerfd (the library's
@@ -122,10 +124,14 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-/* @n timeouts through the submission queue, CHUNK per submit. */
-static void lib_sq(struct hwtimer *h, uint64_t n)
+/*
+ * @n timeouts through the submission queue, CHUNK per submit; with @peek,
+ * a hwtimer_peek() after each CHUNK cancels (none expires).
+ */
+static void lib_sq(struct hwtimer *h, uint64_t n, bool peek)
 {
 	static struct hwtimer_result res[CHUNK];
+	const struct hwtimer_event *ev;
 	uint64_t done;
 	int i, r;
 
@@ -141,6 +147,9 @@ static void lib_sq(struct hwtimer *h, uint64_t n)
 		r = hwtimer_submit(h);
 		if (r)
 			die("submit of cancels", r < 0 ? -r : EIO);
+		r = peek ? hwtimer_peek(h, &ev) : -EAGAIN;
+		if (r != -EAGAIN)
+			die("peek", r < 0 ? -r : EIO);
 	}
 }
 
@@ -233,7 +242,7 @@ static uint64_t calls_total(const struct calls *c)
 	return c->ioctl + c->read;
 }
 
-enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE };
+enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE, LIB_LOOP };
 
 /**
  * struct round - one timed round of a variant
@@ -261,8 +270,8 @@ static int cmp_calls(const void *a, const void *b)
 
 static void run_variant(enum variant v, struct hwtimer *h, int fd, uint64_t n)
 {
-	if (v == LIB_SQ)
-		lib_sq(h, n);
+	if (v == LIB_SQ || v == LIB_LOOP)
+		lib_sq(h, n, v == LIB_LOOP);
 	else if (v == RAW_BATCH)
 		raw_batch(fd, n);
 	else
@@ -469,6 +478,7 @@ static int cost(unsigned int flags, uint64_t n, int rounds)
 	if (rings_in_use(h)) {
 		measure("rings_sq1024", LIB_SQ, h, -1, n, rounds);
 		measure("rings_single", LIB_SINGLE, h, -1, n, rounds);
+		measure("rings_loop1024", LIB_LOOP, h, -1, n, rounds);
 	}
 	hwtimer_close(h);
 	return 0;
