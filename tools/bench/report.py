@@ -50,7 +50,10 @@ UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
 # the same through the device's timer rings.
 LPEERS = ["libhwtimer-lib_sq1024", "libhwtimer-raw_batch1024",
           "libhwtimer-lib_single", "libhwtimer-rings_sq1024",
-          "libhwtimer-rings_single"]
+          "libhwtimer-rings_single", "libhwtimer-rings_loop1024"]
+# hwtimer_lib_bench's expiry delivery, 100,000 a second: taken from the
+# completion ring, and from read() (a context kept on BATCH).
+XPEERS = ["libhwtimer-rings", "libhwtimer-read"]
 
 
 class Fig(float):
@@ -276,6 +279,43 @@ def expiry_targets(M):
     return t
 
 
+def ring_calls(R, peer):
+    """System calls in a round of hwtimer_lib_bench's @peer: ioctl + read."""
+    io = R.get("usyscalls", "ioctl_per_round", peer)
+    rd = R.get("usyscalls", "read_per_round", peer)
+    return None if io is None or rd is None else io + rd
+
+
+def rings_targets():
+    """The timer rings: cost against an event loop's timerfd, system
+    calls, expiry delivery against read()."""
+    uc = lambda p: lambda R: R.get("ucost", "ns_per_timeout", p)
+    ux = lambda p, m: lambda R: R.get("uexpiry", m, p)
+    t = []
+    for v in ["sq1024", "single"]:
+        p = f"libhwtimer-rings_{v}"
+        t += [(f"userspace arm+cancel per timeout through the rings "
+               f"(rings_{v}) ≤ 1.0× heap+timerfd",
+               lambda R, p=p: ratio(uc(p)(R), uc("heap-timerfd")(R)),
+               "<=", 1.0, "x"),
+              (f"userspace arm+cancel per timeout through the rings "
+               f"(rings_{v}) ≤ 0.05× timerfd arm+disarm",
+               lambda R, p=p: ratio(uc(p)(R), uc("timerfd-settime")(R)),
+               "<=", 0.05, "x"),
+              (f"0 system calls per timeout in steady state through the "
+               f"rings (rings_{v}; shown: ioctl + read per 262,144 timeouts)",
+               lambda R, p=p: ring_calls(R, p), "<=", 0, "calls")]
+    t += [("100k expiries/s: every one delivered through the completion "
+           "ring (shown: missing)",
+           lambda R: diff(R.param_of("uexpiry", "delivered", XPEERS[0]),
+                          ux(XPEERS[0], "delivered")(R)), "<=", 0, ""),
+          ("100k expiries/s: p99 lateness via the completion ring ≤ p99 "
+           "via read() (shown: rings − read(), µs)",
+           lambda R: diff(ux(XPEERS[0], "p99")(R), ux(XPEERS[1], "p99")(R)),
+           "<=", 0.0, "µs")]
+    return t
+
+
 def user_targets():
     """Userspace cost per timeout, the empty wheel, kernel memory."""
     uc = lambda p: lambda R: R.get("ucost", "ns_per_timeout", p)
@@ -338,7 +378,7 @@ def lateness_targets(M):
 def target_specs(M):
     """(target, fn(run) -> value, "<=" or ">=", limit, unit) for each target."""
     return (kernel_targets(M) + contended_targets(M) + expiry_targets(M) +
-            user_targets() + lateness_targets(M))
+            user_targets() + rings_targets() + lateness_targets(M))
 
 
 def targets(runs, M):
@@ -627,11 +667,48 @@ def lib_section(md, R):
                   "and cancelled 1024 at a time, so at most 1024 pending; "
                   "median of 5 rounds): its submission queue of 1024 "
                   "against a BATCH array of 1024 filled by hand, single "
-                  "calls, and both through the timer rings.\n")
+                  "calls, and both through the timer rings, the first "
+                  "also with a hwtimer_peek() per 1024 (loop1024), as an "
+                  "event loop takes its expiries.\n")
         raw = R.get("ucost", "ns_per_timeout", "libhwtimer-raw_batch1024")
-        md.append(peer_table(R, ["method", "ns per timeout", "vs BATCH by hand"],
+        heap = R.get("ucost", "ns_per_timeout", "heap-timerfd")
+        sc = lambda m: lambda p, v: fmt(R.get("usyscalls", f"{m}_per_round", p), 0)
+        md.append("System calls are those of the median round (by their "
+                  "count), counted by the bench's own ioctl() and read(), "
+                  "which the library calls instead of libc's; ENTER and "
+                  "BATCH are of the ioctls. heap+timerfd is hwtimer_ubench's "
+                  "(above: its own count pending, fastest of its rounds), "
+                  "from the same boot.\n")
+        md.append(peer_table(R, ["method", "ns per timeout", "vs BATCH by hand",
+                                 "vs heap+timerfd", "system calls per round",
+                                 "ENTER", "BATCH", "read"],
                              "ucost", "ns_per_timeout", LPEERS,
-                             [lambda p, v: fmt_ratio(ratio(v, raw))]))
+                             [lambda p, v: fmt_ratio(ratio(v, raw)),
+                              lambda p, v: fmt_ratio(ratio(v, heap)),
+                              lambda p, v: fmt(ring_calls(R, p), 0),
+                              sc("enter"), sc("batch"), sc("read")]))
+    uexpiry_section(md, R)
+
+
+def uexpiry_section(md, R):
+    """100,000 expiries a second through the completion ring and read()."""
+    n = R.param_of("uexpiry", "p99", XPEERS[0])
+    if n is None:
+        return
+    md.append(f"\nExpiry delivery (hwtimer_lib_bench): {n:,} one-shots with "
+              "deadlines 10 µs apart, 100,000 a second, each armed through "
+              "libhwtimer 20 ms ahead (no more waiting than the rings have "
+              "slots) and taken back with hwtimer_peek(), or hwtimer_wait() "
+              "when none is there; lateness is clock_gettime() when the "
+              "caller got the expiry minus its deadline. rings: a context "
+              "on the timer rings, expiries from the completion ring; read: "
+              "one kept on BATCH, expiries from read(). The two take turns "
+              "over 5 rounds each; the round with the median p99 is shown.\n")
+    x = lambda m, nd=1: lambda p, v: fmt(R.get("uexpiry", m, p), nd)
+    md.append(peer_table(R, ["delivered through", "expiries delivered",
+                             "early", "p50 (µs)", "p99 (µs)", "max (µs)"],
+                         "uexpiry", "delivered", XPEERS,
+                         [x("early", 0), x("p50"), x("p99"), x("max")]))
 
 
 def echo_section(md, R):

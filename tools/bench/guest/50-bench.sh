@@ -47,14 +47,29 @@ fi
 dmesg | grep -E 'BUG:|WARNING:|Call Trace' | sed 's/^/# /'
 
 # libhwtimer's submission queue against BATCH filled by hand, 1024 a
-# submit: "name ns_per_op" lines become ucost rows beside hwtimer_ubench's.
+# submit, and through the timer rings: "name ns_per_op" lines become ucost
+# rows beside hwtimer_ubench's, "syscalls name per_timeout k=v..." lines
+# usyscalls rows (k_per_round: that kind's count in a round of 262144),
+# "expiry name n delivered early p50 p99 max" lines uexpiry rows (100,000
+# expiries a second through the completion ring and through read()).
 lib=$HWTIMER_DIR/bin/hwtimer_lib_bench
 if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 	"$lib" -n 262144 -r 5 >/tmp/libbench.out 2>&1
 	sed 's/^/# /' /tmp/libbench.out
 	awk 'NF == 2 && $2 ~ /^[0-9.]+$/ {
-		printf "BENCH,ucost,ns_per_timeout,libhwtimer-%s,262144,%s,ns\n", $1, $2 }' \
-		/tmp/libbench.out
+		printf "BENCH,ucost,ns_per_timeout,libhwtimer-%s,262144,%s,ns\n", $1, $2 }
+	$1 == "syscalls" && NF == 7 {
+		printf "BENCH,usyscalls,per_timeout,libhwtimer-%s,262144,%s,calls\n", $2, $3
+		for (i = 4; i <= NF; i++) {
+			split($i, kv, "=")
+			printf "BENCH,usyscalls,%s_per_round,libhwtimer-%s,262144,%s,calls\n", kv[1], $2, kv[2]
+		} }
+	$1 == "expiry" && NF == 8 {
+		split("delivered early p50 p99 max", m, " ")
+		split("expiries expiries us us us", u, " ")
+		for (i = 1; i <= 5; i++)
+			printf "BENCH,uexpiry,%s,libhwtimer-%s,%s,%s,%s\n", m[i], $2, $3, $(i + 3), u[i]
+	}' /tmp/libbench.out
 fi
 
 # examples/echo_idle on /dev/hwtimer at as many loopback connections as
