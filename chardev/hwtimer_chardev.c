@@ -338,6 +338,7 @@ static void queue_record(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		ht->queued = true;
 		events_push(ctx, ht);
 		ctx->queued++;
+		hwtimer_ring_queued_locked(ctx);
 	}
 	if (!ht->periodic && !ht->fired) {
 		ht->fired = true;
@@ -595,6 +596,7 @@ static void withdraw(struct hwt_ctx *ctx, u64 id)
 		events_remove(ctx, ht);
 		ht->queued = false;
 		ctx->queued--;
+		hwtimer_ring_queued_locked(ctx);
 	}
 	if (ht->linked) {
 		if (ht->periodic || !ht->fired)
@@ -1311,6 +1313,7 @@ static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
 		}
 		ht->queued = false;
 		ctx->queued--;
+		hwtimer_ring_queued_locked(ctx);
 		if (ht->periodic)
 			took_periodic(ht, &evs[i], &tks[i], reap);
 		else if (ht->linked)

@@ -73,7 +73,8 @@
 #define HWT_RING_CQ_HEAD	(4 * HWT_RING_LINE)
 #define HWT_RING_CQ_TAIL	(5 * HWT_RING_LINE)
 #define HWT_RING_CQ_OVERFLOW	(6 * HWT_RING_LINE)
-#define HWT_RING_SQES		(7 * HWT_RING_LINE)
+#define HWT_RING_EV_QUEUED	(7 * HWT_RING_LINE)
+#define HWT_RING_SQES		(8 * HWT_RING_LINE)
 /* Entries a drain copies in and applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
 
@@ -91,6 +92,7 @@
  * @cq_head: in @mem: userspace's cq head
  * @cq_tail: in @mem: the kernel's cq tail, published
  * @cq_overflow: in @mem: @overflow, published
+ * @ev_queued: in @mem: the context's records waiting for read(), published
  * @sqes: in @mem: the submission ring
  * @cqes: in @mem: the completion ring
  * @sq_entries: size of the submission ring, a power of two
@@ -122,6 +124,7 @@ struct hwt_ring {
 	u32 *cq_head;
 	u32 *cq_tail;
 	u32 *cq_overflow;
+	u32 *ev_queued;
 	struct hwtimer_sqe *sqes;
 	struct hwtimer_event *cqes;
 	u32 sq_entries;
@@ -159,7 +162,8 @@ static bool ring_size_ok(u32 n)
 
 static int setup_check(const struct hwtimer_ring_setup *req)
 {
-	if (req->flags || req->resv || req->id_tag ||
+	if (req->flags || req->resv || req->id_tag || req->ev_queued ||
+	    req->resv2 ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
 	if (!ring_size_ok(req->sq_entries) || !ring_size_ok(req->cq_entries))
@@ -179,6 +183,7 @@ static void ring_layout(struct hwt_ring *r)
 	r->cq_head = r->mem + HWT_RING_CQ_HEAD;
 	r->cq_tail = r->mem + HWT_RING_CQ_TAIL;
 	r->cq_overflow = r->mem + HWT_RING_CQ_OVERFLOW;
+	r->ev_queued = r->mem + HWT_RING_EV_QUEUED;
 	r->sqes = r->mem + HWT_RING_SQES;
 	r->cqes = r->mem + cqes_offset(r->sq_entries);
 }
@@ -196,6 +201,7 @@ static void setup_answer(const struct hwt_ring *r,
 	req->cq_head = HWT_RING_CQ_HEAD;
 	req->cq_tail = HWT_RING_CQ_TAIL;
 	req->cq_overflow = HWT_RING_CQ_OVERFLOW;
+	req->ev_queued = HWT_RING_EV_QUEUED;
 	req->cqes = cqes_offset(r->sq_entries);
 	req->id_tag = r->id_tag;
 }
@@ -298,6 +304,8 @@ static int ring_install(struct hwt_ctx *ctx, struct hwt_ring *r)
 	if (!ctx->ring) {
 		ret = hwtimer_cdev_reserve(ctx, r->nslots);
 		if (!ret) {
+			WRITE_ONCE(*r->ev_queued, min_t(u64, ctx->queued,
+							U32_MAX));
 			/* Lockless readers (mmap, ENTER) see it set up. */
 			smp_store_release(&ctx->ring, r);
 		}
@@ -466,6 +474,21 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	}
 	cq_push(r, &ev);
 	return true;
+}
+
+/**
+ * hwtimer_ring_queued_locked() - publish the count of records for read()
+ * @ctx: the context, whose queued count changed
+ *
+ * Context: caller holds ctx->wqh.lock.
+ */
+void hwtimer_ring_queued_locked(struct hwt_ctx *ctx)
+{
+	struct hwt_ring *r = ctx->ring;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (r)
+		WRITE_ONCE(*r->ev_queued, min_t(u64, ctx->queued, U32_MAX));
 }
 
 /**

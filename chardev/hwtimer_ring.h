@@ -17,6 +17,7 @@ long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg);
 int hwtimer_ring_mmap(struct hwt_ctx *ctx, struct vm_area_struct *vma);
 bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 				  u64 overruns);
+void hwtimer_ring_queued_locked(struct hwt_ctx *ctx);
 bool hwtimer_ring_cq_ready_locked(struct hwt_ctx *ctx);
 void hwtimer_ring_stop(struct hwt_ctx *ctx);
 void hwtimer_ring_free(struct hwt_ctx *ctx);

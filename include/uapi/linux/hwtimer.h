@@ -392,6 +392,11 @@ struct hwtimer_event {
  *	context's ids carry while the rings exist, nor for 2^20 opens after:
  *	the rings' user may name its ring timeouts by ids whose bits 63..44
  *	are this tag without colliding with any id the device hands out
+ * @ev_queued: out: offset of the __u32 count of records waiting for
+ *	read() (kernel writes; saturates): while it is 0, read() has nothing
+ *	to give, and a process that takes its records from the completion
+ *	ring need not call it
+ * @resv2: in: must be 0; out: 0
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_ring_setup {
@@ -412,7 +417,9 @@ struct hwtimer_ring_setup {
 	__u32 cq_overflow;
 	__u32 cqes;
 	__u32 id_tag;
-	__u64 reserved[4];
+	__u32 ev_queued;
+	__u32 resv2;
+	__u64 reserved[3];
 };
 
 /* Ops of a submission ring entry. */

@@ -148,7 +148,8 @@ static int dev_read(struct hwtimer *h, struct hwtimer_event *evs,
 	unsigned int i, end;
 	ssize_t r;
 
-	while (n < max) {
+	/* With rings, read() only when the kernel says records wait there. */
+	while (n < max && (!h->ring || hwtimer__ring_read_needed(h))) {
 		r = read(h->fd, evs + n, (max - n) * sizeof(*evs));
 		if (r <= 0)
 			return n || !r || errno == EAGAIN ? (int)n : -errno;

@@ -88,9 +88,10 @@ int hwtimer__timerfd_init(struct hwtimer *h);
  * context then uses BATCH). op: whether the rings took @op (its outcome
  * is then written back); the others go through BATCH. kick: after ops,
  * ENTER if the kernel's drain stopped. read: records of the rings, up to
- * @max. filter: whether a record read() gave goes to the caller,
- * rewritten; ring completions never do. stats: the device's answer as the
- * caller counts. flush: ENTER now.
+ * @max. read_needed: whether read() may have records (the kernel's count
+ * says so, or the rings are not this process's). filter: whether a record
+ * read() gave goes to the caller, rewritten; ring completions never do.
+ * stats: the device's answer as the caller counts. flush: ENTER now.
  */
 int hwtimer__ring_init(struct hwtimer *h);
 void hwtimer__ring_close(struct hwtimer *h);
@@ -98,6 +99,7 @@ bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op);
 int hwtimer__ring_kick(struct hwtimer *h);
 int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max);
+bool hwtimer__ring_read_needed(struct hwtimer *h);
 bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev);
 void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st);
 int hwtimer__ring_flush(struct hwtimer *h);

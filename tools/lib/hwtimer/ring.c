@@ -93,6 +93,7 @@ struct hwt_slot {
  * @mem: the mapping
  * @sq_head, @sq_tail, @sq_flags, @cq_head, @cq_tail: indices in @mem
  * @sqes: the submission ring
+ * @ev_queued: the kernel's count of records waiting for read()
  * @cqes: the completion ring
  * @slots: every slot
  * @free_head: first FREE slot, or @setup.slots when none is
@@ -123,6 +124,7 @@ struct hwt_ring {
 	uint32_t *sq_flags;
 	uint32_t *cq_head;
 	uint32_t *cq_tail;
+	uint32_t *ev_queued;
 	struct hwtimer_sqe *sqes;
 	struct hwtimer_event *cqes;
 	struct hwt_slot *slots;
@@ -163,6 +165,7 @@ static void ring_map(struct hwt_ring *r)
 	r->sq_flags = (uint32_t *)(r->mem + r->setup.sq_flags);
 	r->cq_head = (uint32_t *)(r->mem + r->setup.cq_head);
 	r->cq_tail = (uint32_t *)(r->mem + r->setup.cq_tail);
+	r->ev_queued = (uint32_t *)(r->mem + r->setup.ev_queued);
 	r->sqes = (struct hwtimer_sqe *)(r->mem + r->setup.sqes);
 	r->cqes = (struct hwtimer_event *)(r->mem + r->setup.cqes);
 }
@@ -401,6 +404,13 @@ static bool ring_take(struct hwtimer *h, struct hwtimer_event *ev,
 		return false;
 	}
 	return take_expiry(h, ev, from_read);
+}
+
+bool hwtimer__ring_read_needed(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+
+	return !ring_mine(r) || __atomic_load_n(r->ev_queued, __ATOMIC_RELAXED);
 }
 
 bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)

@@ -79,7 +79,8 @@ static_assert(offsetof(struct hwtimer_event, res) == 32, "event res");
 static_assert(sizeof(struct hwtimer_ring_setup) == 104, "ring setup size");
 static_assert(offsetof(struct hwtimer_ring_setup, map_size) == 24, "map_size");
 static_assert(offsetof(struct hwtimer_ring_setup, id_tag) == 68, "id_tag");
-static_assert(offsetof(struct hwtimer_ring_setup, reserved) == 72, "setup resv");
+static_assert(offsetof(struct hwtimer_ring_setup, ev_queued) == 72, "ev_queued");
+static_assert(offsetof(struct hwtimer_ring_setup, reserved) == 80, "setup resv");
 static_assert(sizeof(struct hwtimer_sqe) == 48, "sqe size");
 static_assert(offsetof(struct hwtimer_sqe, slot) == 8, "sqe slot");
 static_assert(offsetof(struct hwtimer_sqe, deadline_ns) == 16, "sqe deadline");
@@ -3346,6 +3347,7 @@ struct ring {
 	uint32_t *cq_head;
 	uint32_t *cq_tail;
 	uint32_t *cq_overflow;
+	uint32_t *ev_queued;
 	struct hwtimer_sqe *sqes;
 	struct hwtimer_event *cqes;
 };
@@ -3387,6 +3389,7 @@ static int ring_mmap(int fd, struct ring *r)
 	r->cq_head = (uint32_t *)(m + r->s.cq_head);
 	r->cq_tail = (uint32_t *)(m + r->s.cq_tail);
 	r->cq_overflow = (uint32_t *)(m + r->s.cq_overflow);
+	r->ev_queued = (uint32_t *)(m + r->s.ev_queued);
 	r->sqes = (struct hwtimer_sqe *)(m + r->s.sqes);
 	r->cqes = (struct hwtimer_event *)(m + r->s.cqes);
 	return 0;
@@ -3556,7 +3559,13 @@ TEST_F(ctx, ring_setup_bad)
 	ring_req(&s, 8, 8, 4);
 	s.id_tag = 1;
 	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
-	for (i = 0; i < 4; i++) {
+	ring_req(&s, 8, 8, 4);
+	s.ev_queued = 1;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	ring_req(&s, 8, 8, 4);
+	s.resv2 = 1;
+	EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL);
+	for (i = 0; i < 3; i++) {
 		ring_req(&s, 8, 8, 4);
 		s.reserved[i] = 1;
 		EXPECT_TRUE(xioctl(fd, HWTIMER_IOC_RING_SETUP, &s) == -EINVAL) {
@@ -3576,7 +3585,7 @@ TEST_F(ctx, ring_setup_layout)
 {
 	struct hwtimer_stats_req st;
 	struct ring r;
-	uint32_t idx[7];
+	uint32_t idx[8];
 	uint64_t id;
 	int i, j;
 
@@ -3588,8 +3597,9 @@ TEST_F(ctx, ring_setup_layout)
 	idx[4] = r.s.cq_head;
 	idx[5] = r.s.cq_tail;
 	idx[6] = r.s.cq_overflow;
+	idx[7] = r.s.ev_queued;
 	EXPECT_TRUE(r.s.map_size % getpagesize() == 0);
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		EXPECT_TRUE(idx[i] % 4 == 0);
 		EXPECT_TRUE(idx[i] + 4 <= r.s.sqes || idx[i] >= r.s.cqes +
 			    1024 * sizeof(struct hwtimer_event)) {
@@ -3603,7 +3613,7 @@ TEST_F(ctx, ring_setup_layout)
 	EXPECT_TRUE(r.s.sqes + 256 * sizeof(struct hwtimer_sqe) <= r.s.cqes);
 	EXPECT_TRUE(r.s.cqes + 1024 * sizeof(struct hwtimer_event) <=
 		    r.s.map_size);
-	EXPECT_TRUE(r.s.resv + r.s.reserved[0] + r.s.reserved[3] == 0);
+	EXPECT_TRUE(r.s.resv + r.s.resv2 + r.s.reserved[0] + r.s.reserved[2] == 0);
 	/* The slots are charged to the context at once. */
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_live == 100);
@@ -3962,6 +3972,7 @@ TEST_F(ctx, ring_overflow)
 		TH_LOG("6 records not queued for read()");
 	}
 	EXPECT_TRUE(__atomic_load_n(r.cq_overflow, __ATOMIC_RELAXED) == 6);
+	EXPECT_TRUE(__atomic_load_n(r.ev_queued, __ATOMIC_RELAXED) == 6);
 	EXPECT_TRUE(*r.cq_tail - *r.cq_head == 2);
 	/* Full: a CANCEL waits, ENTER consumes nothing. */
 	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
@@ -3970,6 +3981,7 @@ TEST_F(ctx, ring_overflow)
 	EXPECT_TRUE(*r.sq_head == *r.sq_tail - 1);
 	n = read_queued(self->fd, evs, sizeof(evs));
 	ASSERT_TRUE(n == 6 * EV);
+	EXPECT_TRUE(__atomic_load_n(r.ev_queued, __ATOMIC_RELAXED) == 0);
 	for (i = 0; i < 6; i++) {
 		EXPECT_TRUE(evs[i].flags == (HWTIMER_EVENT_RING |
 					     HWTIMER_EVENT_LAST) &&
