@@ -15,7 +15,14 @@
  * wheel tick apart, whose callback runs on a wheel worker, or at once by
  * HWTIMER_IOC_ENTER. A drain reads the sq tail once, copies each entry
  * once, checks it, and applies it under the context's lock with the same
- * helpers as the ioctls. A drain that finds the ring empty sets
+ * helpers as the ioctls. As Netty's timer drops a timeout cancelled while
+ * still in its queue, an ARM whose slot the same drain then CANCELs,
+ * with nothing naming the slot in between, never reaches the wheel: the
+ * CANCEL completes CANCELLED at once. That needs the drain to reach the
+ * CANCEL, so it pairs entries only when the completion ring has a place
+ * for every entry, which it keeps from expiries (they go to read() then);
+ * should a waiting MODIFY stop it before a paired CANCEL, the ARM is
+ * armed after all. A drain that finds the ring empty sets
  * NEED_WAKEUP and, if the ring is still empty after a full barrier, stops
  * the periodic drain; ENTER restarts it:
  *
@@ -75,8 +82,12 @@
 #define HWT_RING_CQ_OVERFLOW	(6 * HWT_RING_LINE)
 #define HWT_RING_EV_QUEUED	(7 * HWT_RING_LINE)
 #define HWT_RING_SQES		(8 * HWT_RING_LINE)
-/* Entries a drain copies in and applies in one hold of the lock. */
+/* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
+/* In hwt_ring.link of a CANCEL: its ARM was deferred. */
+#define HWT_RING_DEFERRED	BIT(31)
+/* sqe_run(): the ARM was deferred. */
+#define HWT_RING_DEFER		1
 
 /**
  * struct hwt_ring - the timer rings of a context
@@ -100,6 +111,13 @@
  * @id_tag: a tag of hwtimer_cdev_tag_alloc(), for userspace's ids
  * @nslots: slots in @slots
  * @slots: the ring timeouts, by index
+ * @win: the entries of the drain under way, copied once
+ * @link: per entry of @win: an ARM's paired CANCEL + 1; a CANCEL's
+ *	deferred ARM + 1 with %HWT_RING_DEFERRED; else 0
+ * @last: per slot, while a drain pairs entries: its ARM + 1 in @win that
+ *	no later entry named the slot after; else 0
+ * @cq_reserved: places of the completion ring kept for the drain under
+ *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
  *	@dropped and @drain_on
  * @drain: the periodic drain, a tick apart
@@ -132,6 +150,10 @@ struct hwt_ring {
 	u32 id_tag;
 	u32 nslots;
 	struct hwt_ptimer *slots;
+	struct hwtimer_sqe *win;
+	u32 *link;
+	u32 *last;
+	u32 cq_reserved;
 	struct mutex drain_mutex;	/* one drain at a time */
 	struct hwtimer_timeout drain;
 	bool drain_on;
@@ -212,6 +234,9 @@ static void ring_destroy(struct hwt_ring *r)
 		hwtimer_cdev_tag_free(r->id_tag);
 	vfree(r->mem);
 	kvfree(r->slots);
+	kvfree(r->win);
+	kvfree(r->link);
+	kvfree(r->last);
 	mutex_destroy(&r->drain_mutex);
 	kfree(r);
 }
@@ -254,10 +279,13 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 	r->nslots = req->slots;
 	r->map_size = map_size(r->sq_entries, r->cq_entries);
 	r->slots = kvcalloc(r->nslots, sizeof(*r->slots), GFP_KERNEL_ACCOUNT);
+	r->win = kvcalloc(r->sq_entries, sizeof(*r->win), GFP_KERNEL_ACCOUNT);
+	r->link = kvcalloc(r->sq_entries, sizeof(*r->link), GFP_KERNEL_ACCOUNT);
+	r->last = kvcalloc(r->nslots, sizeof(*r->last), GFP_KERNEL_ACCOUNT);
 	/* Charged to the caller's memcg; hwtimer_ring_mmap() maps its pages. */
 	r->mem = __vmalloc(r->map_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	ret = r->slots && r->mem ? hwtimer_cdev_tag_alloc(r, &r->id_tag) :
-				   -ENOMEM;
+	ret = r->slots && r->mem && r->win && r->link && r->last ?
+	      hwtimer_cdev_tag_alloc(r, &r->id_tag) : -ENOMEM;
 	if (ret) {
 		ring_destroy(r);
 		return ERR_PTR(ret);
@@ -459,7 +487,8 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	};
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (!cq_space(r)) {
+	/* The places a drain kept are its own. */
+	if (cq_space(r) <= r->cq_reserved) {
 		r->overflow++;
 		WRITE_ONCE(*r->cq_overflow, r->overflow);
 		return false;
@@ -607,16 +636,66 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 }
 
 /*
- * Check and apply one entry; the completion ring has room for its
- * completion. Caller holds ctx->wqh.lock. Return: as sqe_cancel_modify().
+ * Pair, in the @n entries of r->win, each valid ARM with a valid CANCEL of
+ * its slot that follows it with no entry naming the slot in between: the
+ * two may cancel out without the wheel (see sqe_run()).
  */
-static int sqe_run(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+static void pair_entries(struct hwt_ring *r, u32 n)
 {
+	const struct hwtimer_sqe *e;
+	u32 i, p;
+
+	for (i = 0; i < n; i++) {
+		e = &r->win[i];
+		r->link[i] = 0;
+		if (e->slot >= r->nslots)
+			continue;
+		p = r->last[e->slot];
+		if (p && e->op == HWTIMER_SQE_CANCEL && !sqe_check(r, e))
+			r->link[p - 1] = i + 1;
+		r->last[e->slot] = e->op == HWTIMER_SQE_ARM &&
+				   !sqe_check(r, e) ? i + 1 : 0;
+	}
+	for (i = 0; i < n; i++)
+		if (r->win[i].slot < r->nslots)
+			r->last[r->win[i].slot] = 0;
+}
+
+/*
+ * Check and apply entry @i of r->win; the completion ring has room for
+ * its completion. An ARM paired with a later CANCEL of its idle slot is
+ * deferred: the CANCEL then completes CANCELLED at once, and neither
+ * touches the wheel, as if the CANCEL had come right after the ARM.
+ * Caller holds ctx->wqh.lock. Return: as sqe_cancel_modify(), or
+ * %HWT_RING_DEFER for a deferred ARM, which keeps its place in the
+ * completion ring until its CANCEL or undefer().
+ */
+static int sqe_run(struct hwt_ring *r, u32 i)
+{
+	const struct hwtimer_sqe *sqe = &r->win[i];
+	struct hwt_timer *ht;
 	int ret = sqe_check(r, sqe);
 
 	lockdep_assert_held(&r->ctx->wqh.lock);
+	if (!ret && (r->link[i] & HWT_RING_DEFERRED)) {
+		/* Its ARM is the last the slot saw, and kept a place. */
+		r->link[i] = 0;
+		if (r->cq_reserved)
+			r->cq_reserved--;
+		r->ctx->armed++;
+		r->ctx->cancelled++;
+		sqe_complete(r, sqe, HWTIMER_RESULT_CANCELLED, true);
+		return 0;
+	}
 	if (!ret && sqe->op != HWTIMER_SQE_ARM)
 		return sqe_cancel_modify(r, sqe);
+	if (!ret && r->link[i]) {
+		ht = &r->slots[sqe->slot].ht;
+		if (!ht->linked && !ht->queued) {
+			r->link[r->link[i] - 1] = (i + 1) | HWT_RING_DEFERRED;
+			return HWT_RING_DEFER;
+		}
+	}
 	if (!ret)
 		ret = sqe_arm(r, sqe);
 	if (ret)
@@ -625,46 +704,100 @@ static int sqe_run(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 }
 
 /*
- * Apply up to @n entries from the kernel's sq head, stopping when the
- * completion ring is full or a MODIFY must wait for the callback of slot
- * *@wait. Return: how many were consumed.
+ * The drain stops before entry @from of r->win, of @n: arm for real the
+ * deferred ARMs whose CANCEL it will not reach now. Each kept its place
+ * in the completion ring, for an error.
  */
-static u32 drain_chunk(struct hwt_ring *r, u32 n, struct hwt_timer **wait)
+static void undefer(struct hwt_ring *r, u32 from, u32 n)
 {
-	struct hwtimer_sqe sqes[HWT_RING_CHUNK];
+	struct hwt_ctx *ctx = r->ctx;
+	const struct hwtimer_sqe *sqe;
+	u32 j;
+	int ret;
+
+	spin_lock(&ctx->wqh.lock);
+	for (j = from; j < n; j++) {
+		if (!(r->link[j] & HWT_RING_DEFERRED))
+			continue;
+		sqe = &r->win[(r->link[j] & ~HWT_RING_DEFERRED) - 1];
+		r->link[j] = 0;
+		if (r->cq_reserved)
+			r->cq_reserved--;
+		ret = sqe_arm(r, sqe);
+		if (ret)
+			sqe_complete(r, sqe, ret, false);
+	}
+	spin_unlock(&ctx->wqh.lock);
+}
+
+/*
+ * Apply entries @from to @to of r->win, stopping when the completion ring
+ * is full or a MODIFY must wait for the callback of slot *@wait. Each
+ * consumed entry gives back its place kept in the completion ring.
+ * Return: how many were consumed.
+ */
+static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
+		       struct hwt_timer **wait)
+{
 	struct hwt_ctx *ctx = r->ctx;
 	u32 i, cq_was;
 	int ret;
 
 	lockdep_assert_held(&r->drain_mutex);
-	for (i = 0; i < n; i++)
-		sqe_copy(r, r->sq_next + i, &sqes[i]);
 	spin_lock(&ctx->wqh.lock);
 	cq_was = r->cq_next;
-	for (i = 0; i < n && cq_space(r); i++) {
-		ret = sqe_run(r, &sqes[i]);
+	for (i = from; i < to && cq_space(r); i++) {
+		ret = sqe_run(r, i);
 		if (ret == -EAGAIN) {
-			*wait = &r->slots[sqes[i].slot].ht;
+			*wait = &r->slots[r->win[i].slot].ht;
 			break;
 		}
+		if (ret != HWT_RING_DEFER && r->cq_reserved)
+			r->cq_reserved--;
 	}
 	if (r->cq_next != cq_was)
 		hwtimer_cdev_wake_pollers(ctx);
 	spin_unlock(&ctx->wqh.lock);
-	return i;
+	return i - from;
+}
+
+/*
+ * Keep @n places of the completion ring for this drain if it has them, so
+ * that it consumes every entry (unless a MODIFY waits) and may pair ARMs
+ * with CANCELs. Return: whether it does.
+ */
+static bool cq_reserve(struct hwt_ring *r, u32 n)
+{
+	struct hwt_ctx *ctx = r->ctx;
+	bool ok;
+
+	spin_lock(&ctx->wqh.lock);
+	ok = cq_space(r) >= n;
+	r->cq_reserved = ok ? n : 0;
+	spin_unlock(&ctx->wqh.lock);
+	return ok;
+}
+
+static void cq_unreserve(struct hwt_ring *r)
+{
+	spin_lock(&r->ctx->wqh.lock);
+	r->cq_reserved = 0;
+	spin_unlock(&r->ctx->wqh.lock);
 }
 
 /*
  * Consume what the sq tail, read once, says is there, at most the ring's
- * size. Caller holds drain_mutex, which is dropped while waiting for a
- * slot's callback; the drain ends there, as another may have run
- * meanwhile. Return: entries consumed.
+ * size: copy it once into r->win, pair ARMs with CANCELs when the
+ * completion ring has room for all of it, then apply it a chunk at a time.
+ * Caller holds drain_mutex, which is dropped while waiting for a slot's
+ * callback; the drain ends there, as another may have run meanwhile.
+ * Return: entries consumed.
  */
 static u32 ring_drain(struct hwt_ring *r)
 {
 	/* Pairs with userspace's release of the entries it wrote. */
 	u32 tail = smp_load_acquire(r->sq_tail);
-	u32 n = tail - r->sq_next, done = 0, k, want;
+	u32 n = tail - r->sq_next, done = 0, k, want, i;
 	struct hwt_timer *wait = NULL;
 
 	lockdep_assert_held(&r->drain_mutex);
@@ -677,22 +810,30 @@ static u32 ring_drain(struct hwt_ring *r)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
+	for (i = 0; i < n; i++)
+		sqe_copy(r, r->sq_next + i, &r->win[i]);
+	if (n > 1 && cq_reserve(r, n))
+		pair_entries(r, n);
+	else
+		memset(r->link, 0, n * sizeof(*r->link));
 	while (done < n) {
 		want = min_t(u32, n - done, HWT_RING_CHUNK);
-		k = drain_chunk(r, want, &wait);
+		k = drain_chunk(r, done, done + want, &wait);
 		r->sq_next += k;
 		done += k;
 		/* Entries are copied before userspace may reuse their place. */
 		smp_store_release(r->sq_head, r->sq_next);
-		if (wait) {
-			mutex_unlock(&r->drain_mutex);
-			hwtimer_cancel_sync(&wait->t);
-			mutex_lock(&r->drain_mutex);
-			break;
-		}
-		if (k < want)
-			break;	/* the completion ring is full */
+		if (wait || k < want)
+			break;	/* a MODIFY waits, or the completion ring is full */
 		cond_resched();
+	}
+	if (done < n)
+		undefer(r, done, n);
+	cq_unreserve(r);
+	if (wait) {
+		mutex_unlock(&r->drain_mutex);
+		hwtimer_cancel_sync(&wait->t);
+		mutex_lock(&r->drain_mutex);
 	}
 	return done;
 }

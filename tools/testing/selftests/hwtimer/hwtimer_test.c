@@ -3782,6 +3782,135 @@ TEST_F(ctx, ring_cancel)
 	EXPECT_TRUE(st.ctx_live == RING_SLOTS);
 }
 
+/* Write @n entries, then move the tail once: one drain sees them all. */
+static void ring_push_all(struct __test_metadata *_metadata, struct ring *r,
+			  const struct hwtimer_sqe *e, uint32_t n)
+{
+	uint32_t tail = *r->sq_tail, i;
+
+	ASSERT_TRUE(tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) + n <=
+		    r->s.sq_entries);
+	for (i = 0; i < n; i++)
+		r->sqes[(tail + i) & (r->s.sq_entries - 1)] = e[i];
+	__atomic_store_n(r->sq_tail, tail + n, __ATOMIC_RELEASE);
+}
+
+/*
+ * An ARM and a CANCEL of its slot that one drain sees cancel out: the
+ * CANCEL says CANCELLED with LAST, nothing fires (the deadlines have
+ * passed, so an armed one would be due at once), and the wheel never
+ * sees them: its arm count moves by the drain's own re-arms only, at most
+ * one per ENTER. An ARM of a busy slot still fails, and its CANCEL then
+ * cancels what the slot had.
+ */
+TEST_F(ctx, ring_arm_cancel_pair)
+{
+	enum { ROUNDS = 20, PAIRS = 10 };
+	struct hwtimer_stats_req st0, st;
+	struct hwtimer_sqe e[2 * PAIRS];
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t past, far = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+	int k, i, bad = 0;
+
+	ring_open(_metadata, self->fd, &r, 64, 64, RING_SLOTS);
+	ASSERT_TRUE(stats(self->fd, &st0) == 0);
+	for (k = 0; k < ROUNDS; k++) {
+		past = now_ns(CLOCK_MONOTONIC) - MS;
+		for (i = 0; i < PAIRS; i++) {
+			e[2 * i] = sqe_of(HWTIMER_SQE_ARM, i, past, 0, 100 + i);
+			e[2 * i + 1] = sqe_of(HWTIMER_SQE_CANCEL, i, 0, 0,
+					      200 + i);
+		}
+		ring_push_all(_metadata, &r, e, 2 * PAIRS);
+		ring_submit(_metadata, self->fd, &r);
+		for (i = 0; i < PAIRS; i++) {
+			ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+			bad += !is_completion(&ev, HWTIMER_SQE_CANCEL,
+					      HWTIMER_RESULT_CANCELLED) ||
+			       ev.cookie != 200 + ev.id ||
+			       !(ev.flags & HWTIMER_EVENT_LAST);
+		}
+	}
+	EXPECT_TRUE(bad == 0) {
+		TH_LOG("%d completions not CANCELLED with LAST", bad);
+	}
+	sleep_ms(NOFIRE_MS);
+	EXPECT_FALSE(cq_pop(&r, &ev)) {
+		TH_LOG("a record after the pairs: flags %#x id %" PRIu64,
+		       ev.flags, (uint64_t)ev.id);
+	}
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == ROUNDS * PAIRS);
+	EXPECT_TRUE(st.ctx_cancelled - st0.ctx_cancelled == ROUNDS * PAIRS);
+	EXPECT_TRUE(st.ctx_fired == st0.ctx_fired && st.ctx_pending == 0);
+	EXPECT_TRUE(st.wheel.armed - st0.wheel.armed <= ROUNDS) {
+		TH_LOG("the wheel saw %" PRIu64 " arms",
+		       (uint64_t)(st.wheel.armed - st0.wheel.armed));
+	}
+
+	/* Slot 30 is pending: the paired ARM is refused, the CANCEL wins. */
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 30, .deadline_ns = far,
+		.cookie = 6 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	e[0] = sqe_of(HWTIMER_SQE_ARM, 30, far, 0, 7);
+	e[1] = sqe_of(HWTIMER_SQE_CANCEL, 30, 0, 0, 8);
+	ring_push_all(_metadata, &r, e, 2);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_ARM, -EBUSY) &&
+		    ev.cookie == 7);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_CANCELLED) &&
+		    ev.cookie == 8 && (ev.flags & HWTIMER_EVENT_LAST));
+
+	/* A MODIFY in between: no pair, the same answers. */
+	e[0] = sqe_of(HWTIMER_SQE_ARM, 31, far, 0, 9);
+	e[1] = sqe_of(HWTIMER_SQE_MODIFY, 31, far + MS, 0, 10);
+	e[2] = sqe_of(HWTIMER_SQE_CANCEL, 31, 0, 0, 11);
+	ring_push_all(_metadata, &r, e, 3);
+	ring_submit(_metadata, self->fd, &r);
+	ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+	EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+				  HWTIMER_RESULT_CANCELLED) &&
+		    ev.cookie == 11 && (ev.flags & HWTIMER_EVENT_LAST));
+	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
+/*
+ * A completion ring too small for a drain's entries: no pairing, each
+ * entry is applied as it comes and waits for room, nothing is lost.
+ */
+TEST_F(ctx, ring_arm_cancel_no_room)
+{
+	struct hwtimer_sqe e[8];
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t far = now_ns(CLOCK_MONOTONIC) + 100000 * MS;
+	int i, n = 0;
+
+	ring_open(_metadata, self->fd, &r, 8, 2, RING_SLOTS);
+	for (i = 0; i < 4; i++) {
+		e[2 * i] = sqe_of(HWTIMER_SQE_ARM, i, far, 0, 100 + i);
+		e[2 * i + 1] = sqe_of(HWTIMER_SQE_CANCEL, i, 0, 0, 200 + i);
+	}
+	ring_push_all(_metadata, &r, e, 8);
+	EXPECT_TRUE(ring_enter(self->fd) >= 0);
+	while (n < 4 && cq_wait(self->fd, &r, &ev, WAIT_MS)) {
+		EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+					  HWTIMER_RESULT_CANCELLED) &&
+			    ev.cookie == 200U + n && ev.id == (uint64_t)n);
+		n++;
+		/* Room again: the rest is consumed by the next drain. */
+		EXPECT_TRUE(ring_enter(self->fd) >= 0);
+	}
+	EXPECT_TRUE(n == 4);
+	EXPECT_TRUE(*r.sq_head == *r.sq_tail);
+	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
 /* MODIFY moves a pending slot; of an idle one it completes NOT_PENDING. */
 TEST_F(ctx, ring_modify)
 {
