@@ -1667,8 +1667,11 @@ static void map_new(int slot, __u32 serial, struct rled *r, int fd,
 			unexpected("mmap of the rings", 0, errno);
 		return;
 	}
-	/* Forked children never see it, so it cannot outlive the parent's use. */
-	if (madvise(p, len, MADV_DONTFORK))
+	/*
+	 * Forked children do not inherit it (a kernel without
+	 * CONFIG_ADVISE_SYSCALLS says ENOSYS: they keep it until they exit).
+	 */
+	if (madvise(p, len, MADV_DONTFORK) && errno != ENOSYS)
 		unexpected("madvise", 0, errno);
 	m = calloc(1, sizeof(*m));
 	if (!m) {
@@ -1888,6 +1891,7 @@ static void pick_bad_sqe(struct worker *w, struct rled *r, struct rlog *l,
 	l->op = sqe->op;
 	l->rslot = sqe->slot;
 	l->cookie = add(&sh->next_seq, 1);
+	sqe->cookie = l->cookie;
 }
 
 /* An ARM of slot @l->rslot pushed at @idx, with its ledger entry. */
@@ -2081,8 +2085,9 @@ static void ring_form(const struct rled *r, const struct hwtimer_event *ev,
 
 	if (!from_read && !ev->flags)
 		return;	/* never written, as the cq tail was garbage */
+	/* A refused entry's completion names the slot as it was written. */
 	if ((ev->flags & ~allowed) || !(ev->flags & HWTIMER_EVENT_RING) ||
-	    ev->id >= r->s.slots)
+	    (ev->id >= r->s.slots && !(ev->flags & HWTIMER_EVENT_SQE)))
 		report(V_HOSTILE, "%s record: slot %llu of %u, flags %#x",
 		       from_read ? "read()" : "cq", ev->id, r->s.slots,
 		       ev->flags);
@@ -2331,11 +2336,16 @@ static void ring_completion(struct rled *r, const struct hwtimer_event *ev)
 	st(&r->cursor, k + 1);
 }
 
-/* All completions of entries before sq head @h were taken. */
+/*
+ * All completions of entries before sq head @h were taken. The cursor may
+ * be past @h already: a completion is written before the head moves.
+ */
 static void ring_pass(struct rled *r, __u32 h)
 {
 	__u32 end = ld(&r->tail);
 
+	if ((__s32)(h - r->cursor) <= 0)
+		return;
 	if (h - r->cursor > end - r->cursor) {
 		report(V_RING, "sq head %u outside the entries waiting, %u..%u",
 		       h, r->cursor, end);
