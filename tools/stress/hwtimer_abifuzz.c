@@ -31,6 +31,33 @@
  *   period up to the latest one reported (overruns included);
  * - only documented errors; STATS agrees with the ledger once quiet.
  *
+ * Rings: the threads (never the children) also set up a context's timer
+ * rings once (random sizes, slots and clock), mmap() them (whole, short,
+ * or bad: EINVAL), munmap() and map them again, push ARM (mostly idle
+ * slots, some far busy ones), CANCEL, MODIFY and bad entries, ENTER, and
+ * take records from the CQ. Each ring has one producer and one consumer:
+ * a lock in the ledger for the sq tail, one for the cq head. Completions
+ * of entries come only through the CQ, in the order of the entries, so
+ * the ledger walks a cursor over the entries pushed: an entry passed
+ * without a completion had none to give (sq head before cq tail). It
+ * checks, for rings not fed garbage:
+ *
+ * - a ring ARM that did not complete with an error is resolved exactly
+ *   once: its expiry (CQ, or read() once the CQ was full), never early,
+ *   LAST set, slot and cookie its own; a CANCELLED completion (the slot's
+ *   latest ARM known armed); a MODIFY's error (gone); or the close;
+ * - a CANCEL has exactly one completion, a MODIFY one unless it moved a
+ *   timeout, a bad entry completes with -EINVAL; EBUSY only for a slot
+ *   that was not known idle, and always for one held by a far ARM;
+ * - completions carry the slot, op and cookie of an entry waiting.
+ *
+ * A third of the rings are hostile: a scribbler writes garbage into the
+ * indices (the kernel's too) and the entries, and their records are only
+ * checked for form (flags, slot below slots, fire time). Mappings are
+ * MADV_DONTFORK and referenced by their users; close-and-reopen takes a
+ * context's mapping away, reads its CQ after the close (the mapping holds
+ * the file) and unmaps it, so that the context is released.
+ *
  * EDQUOT (a per-user limit) is taken like ENOSPC. The exit status is 1 on
  * any violation; the first few of each kind are printed as "# VIOLATION".
  */
@@ -86,6 +113,13 @@
 #define DRAIN_NS	(60 * SEC)
 /* Violations printed per kind. */
 #define REPORT_MAX	8
+/* Ring ledgers (contexts with rings) kept at once; ring slots at most. */
+#define NRLED		64
+#define RSLOTS_MAX	32
+/* Entries remembered per ring until their completion is settled. */
+#define RLOG		256
+/* A ring ARM this far away cannot fire during a run: its slot stays busy. */
+#define RFAR_NS		(30 * SEC)
 
 /* Ledger states; E_EVENT and later are final. */
 enum estate {
@@ -109,15 +143,18 @@ static const char *const state_name[] = {
 #define F_LAST		(1U << 1)	/* periodic: LAST record read */
 #define F_CLOSED	(1U << 2)	/* its context is closed */
 #define F_FAR		(1U << 3)	/* one-shot 1 s - 1 h away */
+#define F_RING		(1U << 4)	/* ARM of a ring slot */
 
 enum viol {
 	V_DOUBLE, V_LOST, V_IDMIS, V_DUPID, V_FOREIGN, V_STALE, V_EARLY,
-	V_RECORD, V_ERRNO, V_PERIODIC, V_STATS, V_CHILD, V_NR
+	V_RECORD, V_ERRNO, V_PERIODIC, V_STATS, V_CHILD, V_RING, V_HOSTILE,
+	V_NR
 };
 
 static const char *const viol_name[V_NR] = {
 	"double", "lost", "id-mismatch", "dup-id", "foreign-id", "stale-id",
-	"early", "record", "errno", "periodic", "stats", "child",
+	"early", "record", "errno", "periodic", "stats", "child", "ring",
+	"hostile-ring",
 };
 
 static const char *const viol_desc[V_NR] = {
@@ -133,13 +170,16 @@ static const char *const viol_desc[V_NR] = {
 	"periodic: one LAST at most, overruns count every period",
 	"STATS invariants and counters agree with the ledger",
 	"forked children exited cleanly",
+	"ring entries complete as documented, ring arms resolved once",
+	"rings fed garbage give well-formed records only",
 };
 
 enum total {
 	T_OPS, T_ARM, T_PERIODIC, T_FULL, T_EVENT, T_OVERRUN, T_CANCELLED,
 	T_FIRED, T_MODIFIED, T_GONE, T_DROPPED, T_ENOENT, T_EAGAIN, T_EINTR,
 	T_BATCH, T_BAD, T_FOREIGN, T_CLOSE, T_FORK, T_DUP, T_POLL, T_EVENTFD,
-	T_STATS, T_READ, T_NR
+	T_STATS, T_READ, T_RSETUP, T_RMAP, T_RPUSH, T_RFULL, T_RCQE,
+	T_RREAD, T_RBUSY, T_RENTER, T_SCRIBBLE, T_RLATE, T_NR
 };
 
 static const char *const total_name[T_NR] = {
@@ -147,7 +187,9 @@ static const char *const total_name[T_NR] = {
 	"cancelled", "fired", "modified", "gone", "dropped", "enoent",
 	"eagain", "eintr", "batches", "bad-ops", "foreign-cancels",
 	"context-closes", "forks", "dups", "polls", "eventfd-sets", "stats",
-	"reads",
+	"reads", "ring-setups", "ring-maps", "ring-pushes", "ring-full",
+	"ring-cqes", "ring-reads", "ring-ebusy", "ring-enters", "scribbles",
+	"late-cq-reaps",
 };
 
 /**
@@ -169,6 +211,8 @@ static const char *const total_name[T_NR] = {
  * @nev: records read
  * @nexp: expiries read (1 + overruns per record)
  * @maxdl: latest deadline read
+ * @rled: ring ARM: index of its ring ledger
+ * @rslot: ring ARM: its ring slot
  */
 struct ent {
 	__u32 lock;
@@ -188,6 +232,8 @@ struct ent {
 	__u64 nev;
 	__u64 nexp;
 	__u64 maxdl;
+	__u32 rled;
+	__u32 rslot;
 };
 
 /**
@@ -196,12 +242,88 @@ struct ent {
  * @refs: fds open on it, all processes; 0 once released
  * @armed: successful arms, for STATS
  * @read: records read, for STATS
+ * @ring: &enum rstate of its rings
+ * @rled: index of its ring ledger, once @ring is RS_READY
  */
 struct inc {
 	__u32 serial;
 	__s32 refs;
 	__u64 armed;
 	__u64 read;
+	__u32 ring;
+	__u32 rled;
+};
+
+/* Rings of an incarnation. */
+enum rstate {
+	RS_NONE,	/* none yet */
+	RS_SETUP,	/* a thread is setting them up */
+	RS_READY,	/* set up, ledger ready */
+};
+
+/**
+ * struct rlog - an entry pushed to a submission ring, as the ledger keeps it
+ * @cookie: its cookie; an ARM's is its ledger entry's
+ * @busy: ARM: cookie of a far ARM of the slot it must find armed, or 0
+ * @op: HWTIMER_SQE_*, as written
+ * @rslot: its ring slot, as written
+ * @bad: a bad entry: it must complete with -EINVAL
+ * @idle: ARM: every earlier ARM of the slot was resolved when it was pushed
+ */
+struct rlog {
+	__u64 cookie;
+	__u64 busy;
+	__u32 op;
+	__u32 rslot;
+	__u32 bad;
+	__u32 idle;
+};
+
+/**
+ * struct rslotled - what the ledger knows of one ring slot
+ * @last_ok: cookie of the latest ARM known armed, in ring order (cq_lock)
+ * @last_arm: cookie of the latest ARM pushed not expected to fail (sq_lock)
+ * @far_dl: deadline of @last_arm if far and untouched since, else 0
+ *	(sq_lock)
+ * @last_idx: push index of the latest ARM pushed (sq_lock)
+ * @nopen: ARMs pushed and not resolved
+ */
+struct rslotled {
+	__u64 last_ok;
+	__u64 last_arm;
+	__u64 far_dl;
+	__u32 last_idx;
+	__s32 nopen;
+};
+
+/**
+ * struct rled - ledger of one context's rings
+ * @serial: the incarnation whose rings these are, 0 for none
+ * @maps: mappings of them alive in the fuzzer's main process
+ * @hostile: the scribbler writes garbage into them: their records are
+ *	checked for form only
+ * @sq_lock: the one producer: protects @tail, @log and the slots' push
+ *	fields
+ * @cq_lock: the one consumer: protects @head, @cursor and @last_ok
+ * @tail: the sq tail as pushed
+ * @head: the cq head as consumed
+ * @cursor: push index of the oldest entry whose completion is not settled
+ * @s: the answer of RING_SETUP
+ * @slot: the ring slots
+ * @log: the entries pushed, by push index modulo RLOG
+ */
+struct rled {
+	__u32 serial;
+	__s32 maps;
+	__u32 hostile;
+	__u32 sq_lock;
+	__u32 cq_lock;
+	__u32 tail;
+	__u32 head;
+	__u32 cursor;
+	struct hwtimer_ring_setup s;
+	struct rslotled slot[RSLOTS_MAX];
+	struct rlog log[RLOG];
 };
 
 /**
@@ -244,6 +366,35 @@ struct shared {
 	__u32 stripe[NSTRIPE];
 	struct idslot ids[IDTAB];
 	struct ent ents[NENT];
+	struct rled rleds[NRLED];
+};
+
+/**
+ * struct rmap - one mmap() of a context's rings in the main process
+ * @mem: where
+ * @len: its length, maybe shorter than map_size
+ * @refs: the slot table's reference, if still current, and users
+ * @serial: the incarnation mapped
+ * @r: its ring ledger
+ */
+struct rmap {
+	char *mem;
+	size_t len;
+	int refs;
+	__u32 serial;
+	struct rled *r;
+};
+
+/**
+ * struct rmapslot - the mapping the threads use of a context slot's rings
+ * @lock: protects @serial, @cur and every mapping's refs
+ * @serial: the slot's incarnation; a mapping of another is not installed
+ * @cur: the current mapping, or NULL
+ */
+struct rmapslot {
+	pthread_mutex_t lock;
+	__u32 serial;
+	struct rmap *cur;
 };
 
 /**
@@ -270,8 +421,10 @@ struct worker {
 };
 
 static struct shared *sh;
+static struct rmapslot rmaps[NCTX_MAX];
 static unsigned int nctx = 3, nthreads = 4;
 static __u64 tick_ns;
+static size_t pagesz;
 
 #define ld(p)		__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define st(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
@@ -385,6 +538,8 @@ static __u32 inc_new(void)
 	}
 	in->armed = 0;
 	in->read = 0;
+	in->ring = RS_NONE;
+	in->rled = 0;
 	st(&in->refs, 1);
 	st(&in->serial, serial);
 	return serial;
@@ -393,6 +548,15 @@ static __u32 inc_new(void)
 static void inc_get(__u32 serial)
 {
 	add(&inc_of(serial)->refs, 1);
+}
+
+/* A ring ARM is resolved: its slot has one open ARM less. */
+static void ring_unopen(struct ent *e)
+{
+	struct rled *r = &sh->rleds[e->rled];
+
+	if (ld(&r->serial) == e->inc)
+		add(&r->slot[e->rslot].nopen, -1);
 }
 
 /* Set a final state; keeps the per-context counts of long-lived ones. */
@@ -405,6 +569,8 @@ static void settle(struct ent *e, __u32 state)
 			add(&c->nperiodic, -1);
 		if (e->flags & F_FAR)
 			add(&c->nfar, -1);
+		if (e->flags & F_RING)
+			ring_unopen(e);
 	}
 	e->state = state;
 }
@@ -644,6 +810,9 @@ static void oneshot_event(struct ent *e, const struct hwtimer_event *ev)
 	settle(e, E_EVENT);
 }
 
+static void ring_read(__u32 serial, const struct hwtimer_event *ev,
+		      __u64 after);
+
 /* Match one record read from incarnation @serial against the ledger. */
 static void handle_event(__u32 serial, const struct hwtimer_event *ev,
 			 __u64 after)
@@ -652,6 +821,10 @@ static void handle_event(__u32 serial, const struct hwtimer_event *ev,
 
 	bump(T_EVENT);
 	add(&inc_of(serial)->read, 1);
+	if (ev->flags & HWTIMER_EVENT_RING) {
+		ring_read(serial, ev, after);
+		return;
+	}
 	if (!ev->cookie || ev->cookie > ld(&sh->next_seq)) {
 		report(V_RECORD, "event id %#llx with cookie %llu that was never armed",
 		       ev->id, ev->cookie);
@@ -1383,6 +1556,953 @@ static void op_nonblock(struct worker *w, int slot)
 		fcntl(w->fd[slot], F_SETFL, fl ^ O_NONBLOCK);
 }
 
+/* ---- timer rings ---- */
+
+/* The ring ledger of @serial, or NULL if it has no rings (yet). */
+static struct rled *rled_of(__u32 serial)
+{
+	struct inc *in = inc_of(serial);
+	struct rled *r;
+
+	if (ld(&in->serial) != serial || ld(&in->ring) != RS_READY)
+		return NULL;
+	r = &sh->rleds[in->rled];
+	return ld(&r->serial) == serial ? r : NULL;
+}
+
+/* Field @off, @len bytes long, in mapping @m; NULL past its end. */
+static void *rm_at(const struct rmap *m, __u32 off, size_t len)
+{
+	return off + len <= m->len ? m->mem + off : NULL;
+}
+
+static __u32 *rm_u32(const struct rmap *m, __u32 off)
+{
+	return rm_at(m, off, sizeof(__u32));
+}
+
+static struct hwtimer_sqe *rm_sqes(const struct rmap *m)
+{
+	return rm_at(m, m->r->s.sqes,
+		     m->r->s.sq_entries * sizeof(struct hwtimer_sqe));
+}
+
+static struct hwtimer_event *rm_cqes(const struct rmap *m)
+{
+	return rm_at(m, m->r->s.cqes,
+		     m->r->s.cq_entries * sizeof(struct hwtimer_event));
+}
+
+/* The current mapping of @slot's rings, referenced, or NULL. */
+static struct rmap *map_get(int slot)
+{
+	struct rmapslot *ms = &rmaps[slot];
+	struct rmap *m;
+
+	pthread_mutex_lock(&ms->lock);
+	m = ms->cur;
+	if (m)
+		m->refs++;
+	pthread_mutex_unlock(&ms->lock);
+	return m;
+}
+
+/* Drop a reference to @m; the last one unmaps it. */
+static void map_put(int slot, struct rmap *m)
+{
+	struct rmapslot *ms = &rmaps[slot];
+	int refs;
+
+	pthread_mutex_lock(&ms->lock);
+	refs = --m->refs;
+	pthread_mutex_unlock(&ms->lock);
+	if (refs)
+		return;
+	if (munmap(m->mem, m->len))
+		unexpected("munmap of the rings", 0, errno);
+	add(&m->r->maps, -1);
+	free(m);
+}
+
+/* Make @m (NULL: none) the mapping of @serial's rings, if still current. */
+static void map_install(int slot, __u32 serial, struct rmap *m)
+{
+	struct rmapslot *ms = &rmaps[slot];
+	struct rmap *old = m;
+
+	pthread_mutex_lock(&ms->lock);
+	if (ms->serial == serial) {
+		old = ms->cur;
+		ms->cur = m;
+	}
+	pthread_mutex_unlock(&ms->lock);
+	if (old)
+		map_put(slot, old);
+}
+
+/* @slot moves to incarnation @serial: the old mapping is the caller's. */
+static struct rmap *map_retire(int slot, __u32 serial)
+{
+	struct rmapslot *ms = &rmaps[slot];
+	struct rmap *old;
+
+	pthread_mutex_lock(&ms->lock);
+	old = ms->cur;
+	ms->cur = NULL;
+	ms->serial = serial;
+	pthread_mutex_unlock(&ms->lock);
+	return old;
+}
+
+/* Map @len bytes of @serial's rings through @fd and make them current. */
+static void map_new(int slot, __u32 serial, struct rled *r, int fd,
+		    size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct rmap *m;
+
+	bump(T_RMAP);
+	if (p == MAP_FAILED) {
+		if (errno != ENOMEM)
+			unexpected("mmap of the rings", 0, errno);
+		return;
+	}
+	/*
+	 * Forked children do not inherit it (a kernel without
+	 * CONFIG_ADVISE_SYSCALLS says ENOSYS: they keep it until they exit).
+	 */
+	if (madvise(p, len, MADV_DONTFORK) && errno != ENOSYS)
+		unexpected("madvise", 0, errno);
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		munmap(p, len);
+		return;
+	}
+	m->mem = p;
+	m->len = len;
+	m->refs = 1;
+	m->serial = serial;
+	m->r = r;
+	add(&r->maps, 1);
+	map_install(slot, serial, m);
+}
+
+/* RING_SETUP of @serial by this thread, the first to try it. */
+static void ring_setup_op(struct worker *w, int slot, __u32 serial)
+{
+	struct hwtimer_ring_setup req = { 0 };
+	struct inc *in = inc_of(serial);
+	struct rled *r = &sh->rleds[serial % NRLED];
+	__u32 none = RS_NONE;
+	int err = 0;
+
+	if (!__atomic_compare_exchange_n(&in->ring, &none, RS_SETUP, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	/* The ledger's place is another context's until it is released. */
+	if (ld(&r->maps) || (ld(&r->serial) && inc_live(ld(&r->serial)))) {
+		st(&in->ring, RS_NONE);
+		return;
+	}
+	req.sq_entries = 1U << below(w, 7);
+	req.cq_entries = 1U << below(w, 7);
+	req.slots = 1 + below(w, RSLOTS_MAX);
+	req.clock = pick_clock(w);
+	bump(T_RSETUP);
+	if (ioctl(w->fd[slot], HWTIMER_IOC_RING_SETUP, &req))
+		err = errno;
+	if (err) {
+		st(&in->ring, RS_NONE);
+		if (err != ENOSPC && err != EDQUOT && err != ENOMEM &&
+		    err != ENFILE)
+			unexpected("RING_SETUP", 0, err);
+		return;
+	}
+	if (!req.map_size || req.map_size % pagesz || !req.id_tag ||
+	    req.id_tag >= 1U << 20 || req.reserved[0] || req.resv)
+		report(V_RING, "RING_SETUP answered map_size %llu id_tag %#x",
+		       (__u64)req.map_size, req.id_tag);
+	memset(r, 0, sizeof(*r));
+	r->hostile = !below(w, 3);
+	r->s = req;
+	st(&r->serial, serial);
+	in->rled = r - sh->rleds;
+	st(&in->ring, RS_READY);
+}
+
+/* Deliberately bad RING_SETUP and ENTER, and the errno each must give. */
+static void ring_bad(struct worker *w, int slot, __u32 serial)
+{
+	struct hwtimer_ring_setup req = { 0 };
+	struct hwtimer_ring_enter ent = { 0 };
+	__u32 was = ld(&inc_of(serial)->ring);
+	int want = EINVAL, r;
+
+	req.sq_entries = 8;
+	req.cq_entries = 8;
+	req.slots = 1;
+	req.clock = CLOCK_MONOTONIC;
+	switch (below(w, 6)) {
+	case 0:
+		req.sq_entries = 3 << below(w, 4);
+		break;
+	case 1:
+		req.cq_entries = below(w, 2) ? 0 : HWTIMER_RING_MAX_ENTRIES * 2;
+		break;
+	case 2:
+		req.slots = 0;
+		break;
+	case 3:
+		req.id_tag = 1;
+		break;
+	case 4:
+		/* Well-formed: only a second setup, which is busy. */
+		if (was != RS_READY)
+			return;
+		want = EBUSY;
+		break;
+	default:
+		/* ENTER: bad words, or a context that has no rings. */
+		if (below(w, 2))
+			ent.reserved[below(w, 2)] = 1;
+		else if (was != RS_NONE)
+			ent.flags = 1;
+		bump(T_BAD);
+		r = ioctl(w->fd[slot], HWTIMER_IOC_ENTER, &ent) < 0 ? errno : 0;
+		if (r != EINVAL && (was == RS_READY || ent.flags ||
+				    ent.reserved[0] || ent.reserved[1] ||
+				    ld(&inc_of(serial)->ring) == RS_NONE))
+			report(V_ERRNO, "bad ENTER (rings %u): %s, expected %s",
+			       was, r ? strerror(r) : "success",
+			       strerror(EINVAL));
+		return;
+	}
+	bump(T_BAD);
+	r = ioctl(w->fd[slot], HWTIMER_IOC_RING_SETUP, &req) ? errno : 0;
+	if (r != want)
+		report(V_ERRNO, "bad RING_SETUP %u/%u/%u: %s, expected %s",
+		       req.sq_entries, req.cq_entries, req.slots,
+		       r ? strerror(r) : "success", strerror(want));
+}
+
+/* mmap() of the rings: whole, short, or bad (EINVAL); or munmap(). */
+static void ring_map_op(struct worker *w, int slot, __u32 serial,
+			struct rled *r)
+{
+	size_t full = r->s.map_size, len = full;
+	int flags = MAP_SHARED;
+	unsigned int kind = below(w, 12);
+	off_t off = 0;
+	void *p;
+
+	if (kind == 0) {
+		map_install(slot, serial, NULL);
+		return;
+	}
+	if (kind > 4) {
+		if (kind < 8)
+			len = pagesz * (1 + below(w, full / pagesz));
+		map_new(slot, serial, r, w->fd[slot], len);
+		return;
+	}
+	if (kind == 1)
+		len = full + pagesz;
+	else if (kind == 2)
+		flags = MAP_PRIVATE;
+	else
+		off = pagesz;
+	bump(T_BAD);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, w->fd[slot], off);
+	if (p != MAP_FAILED) {
+		report(V_ERRNO, "mmap of %zu bytes at %lld (%s) of rings of %zu accepted",
+		       len, (long long)off,
+		       flags == MAP_SHARED ? "shared" : "private", full);
+		munmap(p, len);
+	} else if (errno != EINVAL) {
+		unexpected("bad mmap of the rings", 0, errno);
+	}
+}
+
+/* ENTER on @fd, of @r's incarnation. */
+static void ring_enter(int fd, struct rled *r)
+{
+	struct hwtimer_ring_enter req = { 0 };
+	long n;
+
+	bump(T_RENTER);
+	n = ioctl(fd, HWTIMER_IOC_ENTER, &req);
+	if (n < 0 && errno != EINTR)
+		unexpected("ENTER", 0, errno);
+	if (n > (long)r->s.sq_entries)
+		report(V_RING, "ENTER consumed %ld entries of a ring of %u",
+		       n, r->s.sq_entries);
+}
+
+/* After a push: ENTER if the kernel's drain stopped. */
+static void ring_kick(int fd, const struct rmap *m)
+{
+	__u32 *flags = rm_u32(m, m->r->s.sq_flags);
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(flags, __ATOMIC_RELAXED) & HWTIMER_RING_NEED_WAKEUP)
+		ring_enter(fd, m->r);
+}
+
+/* An absolute ring deadline: 0-5 ms away, sometimes past or far. */
+static __u64 ring_deadline(struct worker *w, __u32 clock, bool *far)
+{
+	__u64 t = now(clock), d = below(w, 5 * MS + 1);
+
+	*far = !below(w, 8);
+	if (*far)
+		return t + SEC + below(w, 3600 * SEC);
+	if (!below(w, 10))
+		return t > d ? t - d : 0;
+	return t + d;
+}
+
+/* A bad entry for slot @l->rslot: it must complete with -EINVAL. */
+static void pick_bad_sqe(struct worker *w, struct rled *r, struct rlog *l,
+			 struct hwtimer_sqe *sqe)
+{
+	sqe->op = HWTIMER_SQE_ARM;
+	switch (below(w, 6)) {
+	case 0:
+		sqe->op = below(w, 2) ? 0 : 4 + below(w, 200);
+		break;
+	case 1:
+		sqe->flags = 1U << below(w, 32);
+		break;
+	case 2:
+		sqe->resv = 1;
+		break;
+	case 3:
+		sqe->period_ns = 1 + below(w, tick_ns - 1);
+		break;
+	case 4:
+		sqe->op = HWTIMER_SQE_CANCEL;
+		sqe->deadline_ns = 1 + below(w, MS);
+		break;
+	default:
+		sqe->slot = r->s.slots + below(w, 1000);
+		break;
+	}
+	l->bad = 1;
+	l->op = sqe->op;
+	l->rslot = sqe->slot;
+	l->cookie = add(&sh->next_seq, 1);
+	sqe->cookie = l->cookie;
+}
+
+/* An ARM of slot @l->rslot pushed at @idx, with its ledger entry. */
+static bool pick_arm_sqe(struct worker *w, int slot, struct rled *r,
+			 __u32 idx, struct rlog *l, struct hwtimer_sqe *sqe)
+{
+	struct rslotled *rs = &r->slot[l->rslot];
+	__s32 open = ld(&rs->nopen);
+	__u64 dl;
+	struct ent *e;
+	bool far;
+
+	/* Mostly arm idle slots; an ARM racing an open one is ambiguous. */
+	if (open && !rs->far_dl && below(w, 4))
+		return false;
+	e = ent_new(w, slot, r->serial);
+	if (!e)
+		return false;
+	dl = ring_deadline(w, r->s.clock, &far);
+	spin_lock(&e->lock);
+	e->flags |= F_RING;
+	e->rled = r - sh->rleds;
+	e->rslot = l->rslot;
+	e->clock = r->s.clock;
+	e->dl_lo = dl;
+	e->dl_hi = dl;
+	e->pins = 0;
+	spin_unlock(&e->lock);
+	add(&rs->nopen, 1);
+	l->op = HWTIMER_SQE_ARM;
+	l->cookie = e->seq;
+	l->idle = !open;
+	if (rs->far_dl > now(r->s.clock) + RFAR_NS) {
+		l->busy = rs->last_arm;
+	} else {
+		rs->last_arm = e->seq;
+		rs->far_dl = far ? dl : 0;
+	}
+	rs->last_idx = idx;
+	sqe->op = HWTIMER_SQE_ARM;
+	sqe->deadline_ns = dl;
+	sqe->cookie = e->seq;
+	return true;
+}
+
+/*
+ * A MODIFY of slot @l->rslot, whose ARMs all have their outcome known:
+ * its armed one's deadline window takes in the new deadline.
+ */
+static void pick_modify_sqe(struct worker *w, struct rled *r,
+			    struct rlog *l, struct hwtimer_sqe *sqe)
+{
+	__u64 tgt = ld(&r->slot[l->rslot].last_ok);
+	__u64 dl = now(r->s.clock) + below(w, 5 * MS + 1);
+	struct ent *e = ent_of(tgt);
+
+	spin_lock(&e->lock);
+	if (e->seq == tgt && !final(e->state)) {
+		e->flags |= F_MODIFIED;
+		if (dl < e->dl_lo)
+			e->dl_lo = dl;
+		if (dl > e->dl_hi)
+			e->dl_hi = dl;
+	}
+	spin_unlock(&e->lock);
+	l->op = HWTIMER_SQE_MODIFY;
+	sqe->op = HWTIMER_SQE_MODIFY;
+	sqe->deadline_ns = dl;
+}
+
+/* Choose the entry pushed at @idx. Caller holds r->sq_lock. */
+static bool pick_sqe(struct worker *w, int slot, struct rled *r, __u32 idx,
+		     struct rlog *l, struct hwtimer_sqe *sqe)
+{
+	struct rslotled *rs;
+	unsigned int k = below(w, 100);
+
+	l->rslot = below(w, r->s.slots);
+	sqe->slot = l->rslot;
+	rs = &r->slot[l->rslot];
+	if (k < 6) {
+		pick_bad_sqe(w, r, l, sqe);
+		return true;
+	}
+	if (k < 55)
+		return pick_arm_sqe(w, slot, r, idx, l, sqe);
+	rs->far_dl = 0;
+	l->cookie = add(&sh->next_seq, 1);
+	sqe->cookie = l->cookie;
+	l->op = HWTIMER_SQE_CANCEL;
+	sqe->op = HWTIMER_SQE_CANCEL;
+	/* MODIFY once the cursor is past every ARM of the slot. */
+	if (k >= 80 && ld(&rs->last_ok) &&
+	    (__s32)(ld(&r->cursor) - rs->last_idx) > 0)
+		pick_modify_sqe(w, r, l, sqe);
+	return true;
+}
+
+/* Push one entry on a ring the ledger follows; false if it is full. */
+static bool ring_push(struct worker *w, int slot, struct rmap *m)
+{
+	struct rled *r = m->r;
+	struct hwtimer_sqe *sqes = rm_sqes(m), sqe = { 0 };
+	__u32 *sq_head = rm_u32(m, r->s.sq_head);
+	__u32 *sq_tail = rm_u32(m, r->s.sq_tail);
+	struct rlog l = { 0 };
+	__u32 tail;
+
+	if (!sqes)
+		return false;	/* a short mapping */
+	spin_lock(&r->sq_lock);
+	tail = r->tail;
+	if (tail - ld(sq_head) >= r->s.sq_entries ||
+	    tail - ld(&r->cursor) >= RLOG) {
+		spin_unlock(&r->sq_lock);
+		bump(T_RFULL);
+		return false;
+	}
+	if (!pick_sqe(w, slot, r, tail, &l, &sqe)) {
+		spin_unlock(&r->sq_lock);
+		return true;
+	}
+	sqes[tail & (r->s.sq_entries - 1)] = sqe;
+	r->log[tail % RLOG] = l;
+	st(&r->tail, tail + 1);
+	st(sq_tail, tail + 1);
+	spin_unlock(&r->sq_lock);
+	bump(T_RPUSH);
+	return true;
+}
+
+/* Push an entry of random and sometimes garbage words, to a hostile ring. */
+static void ring_push_hostile(struct worker *w, struct rmap *m)
+{
+	struct rled *r = m->r;
+	struct hwtimer_sqe *sqes = rm_sqes(m), sqe = { 0 };
+	__u32 *sq_tail = rm_u32(m, r->s.sq_tail);
+	__u32 tail;
+
+	if (!sqes)
+		return;
+	sqe.op = 1 + below(w, 3);
+	sqe.slot = below(w, r->s.slots);
+	sqe.deadline_ns = now(r->s.clock) + below(w, 5 * MS);
+	sqe.cookie = rnd(w);
+	if (sqe.op == HWTIMER_SQE_CANCEL)
+		sqe.deadline_ns = 0;
+	if (sqe.op == HWTIMER_SQE_ARM && !below(w, 3))
+		sqe.period_ns = tick_ns * (1 + below(w, 3));
+	if (!below(w, 8))
+		((__u64 *)&sqe)[below(w, sizeof(sqe) / 8)] = rnd(w);
+	spin_lock(&r->sq_lock);
+	tail = below(w, 8) ? r->tail : ld(sq_tail);
+	sqes[tail & (r->s.sq_entries - 1)] = sqe;
+	r->tail = tail + 1;
+	st(sq_tail, tail + 1);
+	spin_unlock(&r->sq_lock);
+	bump(T_RPUSH);
+}
+
+/* Garbage into an index of a hostile ring, or a word of an entry. */
+static void ring_scribble(struct worker *w, struct rmap *m)
+{
+	const struct hwtimer_ring_setup *s = &m->r->s;
+	const __u32 offs[] = {
+		s->sq_head, s->sq_tail, s->sq_flags, s->sq_dropped,
+		s->cq_head, s->cq_tail, s->cq_overflow,
+	};
+	unsigned int k = below(w, ARRAY_SIZE(offs) + 2);
+	__u64 *sqes = (__u64 *)rm_sqes(m);
+	__u32 *p, v;
+
+	bump(T_SCRIBBLE);
+	if (k >= ARRAY_SIZE(offs)) {
+		if (sqes)
+			sqes[below(w, s->sq_entries * 6)] = rnd(w);
+		return;
+	}
+	p = rm_u32(m, offs[k]);
+	v = __atomic_load_n(p, __ATOMIC_RELAXED);
+	v = below(w, 2) ? (__u32)rnd(w) : v + below(w, 256) - 128;
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* Form of a record of a hostile ring; torn CQ records are possible. */
+static void ring_form(const struct rled *r, const struct hwtimer_event *ev,
+		      bool from_read)
+{
+	const __u32 allowed = HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE |
+			      HWTIMER_EVENT_LAST | HWTIMER_EVENT_OP_MASK;
+
+	if (!from_read && !ev->flags)
+		return;	/* never written, as the cq tail was garbage */
+	/* A refused entry's completion names the slot as it was written. */
+	if ((ev->flags & ~allowed) || !(ev->flags & HWTIMER_EVENT_RING) ||
+	    (ev->id >= r->s.slots && !(ev->flags & HWTIMER_EVENT_SQE)))
+		report(V_HOSTILE, "%s record: slot %llu of %u, flags %#x",
+		       from_read ? "read()" : "cq", ev->id, r->s.slots,
+		       ev->flags);
+	if (from_read && ((ev->flags & HWTIMER_EVENT_SQE) ||
+			  ev->fire_ns < ev->deadline_ns ||
+			  ev->clock != r->s.clock))
+		report(V_HOSTILE, "read() record of slot %llu: flags %#x clock %u deadline %llu fire %llu",
+		       ev->id, ev->flags, ev->clock, ev->deadline_ns,
+		       ev->fire_ns);
+}
+
+/* An expiry record of a ring ARM of @serial, from the CQ or read(). */
+static void ring_expiry(__u32 serial, const struct hwtimer_event *ev,
+			__u64 after)
+{
+	struct ent *e = ent_of(ev->cookie);
+
+	if (ev->flags != (HWTIMER_EVENT_RING | HWTIMER_EVENT_LAST) ||
+	    ev->overruns)
+		report(V_RING, "expiry of one-shot slot %llu: flags %#x overruns %llu",
+		       ev->id, ev->flags, ev->overruns);
+	if (!ev->cookie || ev->cookie > ld(&sh->next_seq)) {
+		report(V_RING, "expiry of slot %llu with cookie %llu never armed",
+		       ev->id, ev->cookie);
+		return;
+	}
+	spin_lock(&e->lock);
+	if (e->seq != ev->cookie || !(e->flags & F_RING) || e->inc != serial) {
+		spin_unlock(&e->lock);
+		report(V_RING, "expiry of slot %llu, cookie %llu: no open ring ARM of context #%u",
+		       ev->id, ev->cookie, serial);
+		return;
+	}
+	if (ev->id != e->rslot)
+		report(V_IDMIS, "ring ARM cookie %llu of slot %u: expiry says slot %llu",
+		       e->seq, e->rslot, ev->id);
+	if (ev->clock != e->clock)
+		report(V_RECORD, "ring slot %llu: clock %u, rings on %u",
+		       ev->id, ev->clock, e->clock);
+	check_times(e, ev, after);
+	if (!final(e->state))
+		settle(e, E_EVENT);
+	else if (e->state != E_DROPPED)
+		report(V_DOUBLE, "ring ARM cookie %llu (slot %u): expiry after it was %s",
+		       e->seq, e->rslot, sname(e->state));
+	spin_unlock(&e->lock);
+}
+
+/* A ring record read() returned: an expiry that found the CQ full. */
+static void ring_read(__u32 serial, const struct hwtimer_event *ev,
+		      __u64 after)
+{
+	struct rled *r = rled_of(serial);
+
+	bump(T_RREAD);
+	if (!r)
+		report(V_RING, "ring record (slot %llu) from context #%u, which has no rings",
+		       ev->id, serial);
+	else if (ld(&r->hostile))
+		ring_form(r, ev, true);
+	else
+		ring_expiry(serial, ev, after);
+}
+
+/* Ring slot @l's latest armed ARM ended by @state (CANCELLED, gone). */
+static void ring_ended(struct rled *r, const struct rlog *l, __u32 state)
+{
+	__u64 tgt = r->slot[l->rslot].last_ok;
+	struct ent *e = ent_of(tgt);
+
+	if (!tgt) {
+		report(V_RING, "slot %u: %s though no ARM of it was armed",
+		       l->rslot, sname(state));
+		return;
+	}
+	spin_lock(&e->lock);
+	if (e->seq == tgt && !final(e->state))
+		settle(e, state);
+	else if (e->seq == tgt && e->state != E_DROPPED)
+		report(V_DOUBLE, "ring ARM cookie %llu (slot %u): %s after it was %s",
+		       tgt, l->rslot, sname(state), sname(e->state));
+	spin_unlock(&e->lock);
+}
+
+/* Is the far ARM @seq, which an ARM found, known armed and open? */
+static bool far_armed(__u64 seq)
+{
+	struct ent *e = ent_of(seq);
+	bool armed;
+
+	spin_lock(&e->lock);
+	armed = e->seq == seq && e->state != E_NOARM &&
+		!(e->flags & F_CLOSED);
+	spin_unlock(&e->lock);
+	return armed;
+}
+
+/* The outcome of ARM @l: armed (@ev NULL) or its error completion. */
+static void settle_arm(struct rled *r, const struct rlog *l,
+		       const struct hwtimer_event *ev)
+{
+	struct ent *e = ent_of(l->cookie);
+	bool busy = l->busy && far_armed(l->busy), armed = false;
+
+	if (!ev && busy)
+		report(V_RING, "ARM cookie %llu armed slot %u, busy with far ARM %llu",
+		       l->cookie, l->rslot, l->busy);
+	if (ev && ev->res == -EBUSY) {
+		bump(T_RBUSY);
+		if (l->idle)
+			report(V_RING, "ARM cookie %llu of idle slot %u: EBUSY",
+			       l->cookie, l->rslot);
+	} else if (ev && ev->res != -ENOSPC) {
+		report(V_RING, "ARM cookie %llu of slot %u completed with %lld",
+		       l->cookie, l->rslot, (long long)ev->res);
+	}
+	if (!ev)
+		r->slot[l->rslot].last_ok = l->cookie;
+	spin_lock(&e->lock);
+	if (e->seq == l->cookie && !ev) {
+		armed = true;
+		if (e->state == E_ARMING)
+			e->state = E_LIVE;
+	} else if (e->seq == l->cookie) {
+		if (e->state != E_ARMING && !(e->flags & F_CLOSED))
+			report(V_RING, "ARM cookie %llu failed but was %s",
+			       l->cookie, sname(e->state));
+		if (!final(e->state))
+			settle(e, E_NOARM);
+	}
+	spin_unlock(&e->lock);
+	if (armed && inc_of(r->serial)->serial == r->serial) {
+		add(&inc_of(r->serial)->armed, 1);
+		bump(T_ARM);
+	}
+}
+
+/* The completion of CANCEL @l; every CANCEL has exactly one. */
+static void settle_cancel(struct rled *r, const struct rlog *l,
+			  const struct hwtimer_event *ev)
+{
+	bool last;
+
+	if (!ev) {
+		report(V_RING, "CANCEL cookie %llu of slot %u consumed without a completion",
+		       l->cookie, l->rslot);
+		return;
+	}
+	last = ev->flags & HWTIMER_EVENT_LAST;
+	if (ev->res == HWTIMER_RESULT_CANCELLED) {
+		bump(T_CANCELLED);
+		if (!last)
+			report(V_RING, "CANCELLED one-shot slot %u without LAST",
+			       l->rslot);
+		ring_ended(r, l, E_CANCELLED);
+	} else if (ev->res == HWTIMER_RESULT_FIRED ||
+		   ev->res == HWTIMER_RESULT_NOT_PENDING) {
+		bump(ev->res == HWTIMER_RESULT_FIRED ? T_FIRED : T_ENOENT);
+		if (last || (ev->res == HWTIMER_RESULT_FIRED &&
+			     !r->slot[l->rslot].last_ok))
+			report(V_RING, "CANCEL of slot %u: result %lld flags %#x",
+			       l->rslot, (long long)ev->res, ev->flags);
+	} else {
+		report(V_RING, "CANCEL of slot %u completed with %lld",
+		       l->rslot, (long long)ev->res);
+	}
+}
+
+/* MODIFY @l: moved (@ev NULL), or its completion. */
+static void settle_modify(struct rled *r, const struct rlog *l,
+			  const struct hwtimer_event *ev)
+{
+	bool last = ev && (ev->flags & HWTIMER_EVENT_LAST);
+
+	if (!ev) {
+		bump(T_MODIFIED);
+		if (!r->slot[l->rslot].last_ok)
+			report(V_RING, "MODIFY of never-armed slot %u consumed without a completion",
+			       l->rslot);
+	} else if (ev->res == HWTIMER_RESULT_FIRED ||
+		   ev->res == HWTIMER_RESULT_NOT_PENDING) {
+		if (last)
+			report(V_RING, "MODIFY of slot %u: result %lld with LAST",
+			       l->rslot, (long long)ev->res);
+	} else if (ev->res == -ENOSPC) {
+		bump(T_GONE);
+		if (!last)
+			report(V_RING, "MODIFY of slot %u: gone without LAST",
+			       l->rslot);
+		ring_ended(r, l, E_GONE);
+	} else {
+		report(V_RING, "MODIFY of slot %u completed with %lld",
+		       l->rslot, (long long)ev->res);
+	}
+}
+
+/* Settle entry @idx: consumed without a completion (@ev NULL), or @ev. */
+static void sqe_settle(struct rled *r, __u32 idx,
+		       const struct hwtimer_event *ev)
+{
+	const struct rlog *l = &r->log[idx % RLOG];
+	const __u32 allowed = HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE |
+			      HWTIMER_EVENT_LAST | HWTIMER_EVENT_OP_MASK;
+
+	if (ev && (ev->id != l->rslot || (ev->flags & ~allowed) ||
+		   (ev->flags & HWTIMER_EVENT_OP_MASK) >>
+		   HWTIMER_EVENT_OP_SHIFT != (l->op & 0xff) ||
+		   ev->clock != r->s.clock || ev->deadline_ns ||
+		   ev->fire_ns))
+		report(V_RING, "completion of op %u slot %u: slot %llu flags %#x clock %u deadline %llu fire %llu",
+		       l->op, l->rslot, ev->id, ev->flags, ev->clock,
+		       ev->deadline_ns, ev->fire_ns);
+	if (l->bad) {
+		bump(T_BAD);
+		if (!ev || ev->res != -EINVAL)
+			report(V_RING, "bad entry (op %u slot %u) %s %lld, not -EINVAL",
+			       l->op, l->rslot,
+			       ev ? "completed with" : "had no completion",
+			       ev ? (long long)ev->res : 0LL);
+		return;
+	}
+	if (l->op == HWTIMER_SQE_ARM)
+		settle_arm(r, l, ev);
+	else if (l->op == HWTIMER_SQE_CANCEL)
+		settle_cancel(r, l, ev);
+	else
+		settle_modify(r, l, ev);
+}
+
+/* A completion in the CQ: entries before its own had none. */
+static void ring_completion(struct rled *r, const struct hwtimer_event *ev)
+{
+	__u32 end = ld(&r->tail), k;
+
+	for (k = r->cursor; k != end; k++)
+		if (r->log[k % RLOG].cookie == ev->cookie)
+			break;
+	if (k == end) {
+		report(V_RING, "completion (slot %llu cookie %llu flags %#x res %lld) of no entry waiting",
+		       ev->id, ev->cookie, ev->flags, (long long)ev->res);
+		return;
+	}
+	for (; r->cursor != k; st(&r->cursor, r->cursor + 1))
+		sqe_settle(r, r->cursor, NULL);
+	sqe_settle(r, k, ev);
+	st(&r->cursor, k + 1);
+}
+
+/*
+ * All completions of entries before sq head @h were taken. The cursor may
+ * be past @h already: a completion is written before the head moves.
+ */
+static void ring_pass(struct rled *r, __u32 h)
+{
+	__u32 end = ld(&r->tail);
+
+	if ((__s32)(h - r->cursor) <= 0)
+		return;
+	if (h - r->cursor > end - r->cursor) {
+		report(V_RING, "sq head %u outside the entries waiting, %u..%u",
+		       h, r->cursor, end);
+		return;
+	}
+	for (; r->cursor != h; st(&r->cursor, r->cursor + 1))
+		sqe_settle(r, r->cursor, NULL);
+}
+
+/*
+ * Take up to @max records from the CQ of @m. The sq head is loaded
+ * before the cq tail: the kernel publishes it after the completions of
+ * the entries it consumed, so once all records up to that tail are taken,
+ * every entry before the head that has none had none to give.
+ */
+static void ring_reap(struct rmap *m, __u32 max)
+{
+	struct rled *r = m->r;
+	struct hwtimer_event *cqes = rm_cqes(m), ev;
+	__u32 *cq_head = rm_u32(m, r->s.cq_head);
+	__u32 mask = r->s.cq_entries - 1, h, t, n, i;
+	bool hostile = ld(&r->hostile);
+	__u64 after;
+
+	if (!cqes)
+		return;
+	spin_lock(&r->cq_lock);
+	h = ld(rm_u32(m, r->s.sq_head));
+	t = ld(rm_u32(m, r->s.cq_tail));
+	after = now(r->s.clock);
+	n = t - r->head;
+	if (n > r->s.cq_entries) {
+		if (!hostile)
+			report(V_RING, "cq tail %u is %u records past head %u, ring of %u",
+			       t, n, r->head, r->s.cq_entries);
+		r->head = t - r->s.cq_entries;
+		n = r->s.cq_entries;
+	}
+	for (i = 0; i < n && i < max; i++) {
+		memcpy(&ev, &cqes[(r->head + i) & mask], sizeof(ev));
+		bump(T_RCQE);
+		if (hostile)
+			ring_form(r, &ev, false);
+		else if (ev.flags & HWTIMER_EVENT_SQE)
+			ring_completion(r, &ev);
+		else
+			ring_expiry(m->serial, &ev, after);
+	}
+	r->head += i;
+	st(cq_head, r->head);
+	if (i == n && !hostile)
+		ring_pass(r, h);
+	spin_unlock(&r->cq_lock);
+}
+
+/*
+ * A ring op on @slot's context, when this thread's fd is of its current
+ * incarnation: set up, map, push, reap, ENTER, scribble; or bad calls.
+ */
+static void op_ring(struct worker *w, int slot)
+{
+	__u32 serial = w->inc[slot];
+	unsigned int k = below(w, 100);
+	struct rmap *m;
+	struct rled *r;
+
+	if (serial != ld(&sh->ctx[slot].inc))
+		return;
+	if (k < 3) {
+		ring_bad(w, slot, serial);
+		return;
+	}
+	r = rled_of(serial);
+	if (!r) {
+		ring_setup_op(w, slot, serial);
+		return;
+	}
+	m = map_get(slot);
+	if (!m || m->serial != serial || k < 7) {
+		if (m)
+			map_put(slot, m);
+		ring_map_op(w, slot, serial, r);
+		return;
+	}
+	if (k < 50) {
+		if (r->hostile)
+			ring_push_hostile(w, m);
+		else if (!ring_push(w, slot, m))
+			ring_reap(m, ~0U);
+		if (rm_sqes(m))
+			ring_kick(w->fd[slot], m);
+	} else if (k < 80) {
+		ring_reap(m, below(w, 2) ? ~0U : below(w, 8));
+	} else if (k < 88) {
+		ring_enter(w->fd[slot], r);
+	} else if (k < 96 && r->hostile) {
+		ring_scribble(w, m);
+	} else {
+		op_read(w, slot);
+	}
+	map_put(slot, m);
+}
+
+/*
+ * At the end, as the one thread left: cancel the open ARMs of @serial's
+ * rings through them and take the completions; false once none is open.
+ */
+static bool ring_quiesce(int slot, __u32 serial, int fd)
+{
+	struct rled *r = rled_of(serial);
+	struct rmap *m = map_get(slot);
+	struct hwtimer_sqe *sqes;
+	bool open = false, idle;
+	__u32 i, tail;
+
+	if (!r || r->hostile)
+		goto out;
+	if (!m || !rm_sqes(m) || !rm_cqes(m)) {
+		if (m)
+			map_put(slot, m);
+		map_new(slot, serial, r, fd, r->s.map_size);
+		m = map_get(slot);
+		if (!m)
+			return false;
+	}
+	ring_reap(m, ~0U);
+	sqes = rm_sqes(m);
+	/* CANCELs go out once the ones before have their completions. */
+	idle = r->tail == r->cursor;
+	for (i = 0; i < r->s.slots; i++) {
+		if (!ld(&r->slot[i].nopen))
+			continue;
+		open = true;
+		tail = r->tail;
+		if (!idle ||
+		    tail - ld(rm_u32(m, r->s.sq_head)) >= r->s.sq_entries)
+			continue;
+		r->log[tail % RLOG] = (struct rlog){
+			.cookie = add(&sh->next_seq, 1),
+			.op = HWTIMER_SQE_CANCEL, .rslot = i,
+		};
+		sqes[tail & (r->s.sq_entries - 1)] = (struct hwtimer_sqe){
+			.op = HWTIMER_SQE_CANCEL, .slot = i,
+			.cookie = r->log[tail % RLOG].cookie,
+		};
+		st(&r->tail, tail + 1);
+		st(rm_u32(m, r->s.sq_tail), tail + 1);
+	}
+	ring_enter(fd, r);
+	ring_reap(m, ~0U);
+	open |= r->cursor != r->tail;
+out:
+	if (m)
+		map_put(slot, m);
+	return open;
+}
+
 /* ---- other commands ---- */
 
 static void op_eventfd(struct worker *w, int slot)
@@ -1532,6 +2652,7 @@ static void op_reopen(struct worker *w, int slot)
 {
 	struct ctxslot *c = &sh->ctx[slot];
 	int fd = open(DEV, O_RDWR | O_CLOEXEC), old;
+	struct rmap *m;
 	__u32 old_inc;
 
 	if (fd < 0) {
@@ -1544,9 +2665,16 @@ static void op_reopen(struct worker *w, int slot)
 	old_inc = c->inc;
 	c->master = fd;
 	c->inc = inc_new();
+	m = map_retire(slot, c->inc);
 	spin_unlock(&c->lock);
 	close(old);
 	inc_put(old_inc);
+	/* The mapping holds the file: its CQ still works, then it goes. */
+	if (m) {
+		bump(T_RLATE);
+		ring_reap(m, ~0U);
+		map_put(slot, m);
+	}
 }
 
 /* Move the thread's fd of @slot to the current incarnation. */
@@ -1692,6 +2820,8 @@ static void one_op(struct worker *w)
 		op_fork(w, slot);
 	else if (roll < 34)
 		op_dup(w, slot);
+	else if (roll < 184)
+		op_ring(w, slot);
 	else
 		basic_op(w, slot, roll % 100);
 	bump(T_OPS);
@@ -1734,8 +2864,10 @@ static unsigned int outstanding(__u32 serial, bool report_them)
 			n++;
 			if (report_them)
 				report(V_LOST, "%s id %#llx (cookie %llu, clock %u, deadline %llu..%llu) was %s and never resolved",
+				       e->flags & F_RING ? "ring ARM" :
 				       e->period ? "periodic" : "one-shot",
-				       e->id, e->seq, e->clock, e->dl_lo,
+				       e->flags & F_RING ? e->rslot : e->id,
+				       e->seq, e->clock, e->dl_lo,
 				       e->dl_hi, sname(e->state));
 		}
 	}
@@ -1779,17 +2911,27 @@ static void final_stats(int fd, __u32 serial)
 {
 	struct hwtimer_stats_req s = { .clock = CLOCK_MONOTONIC };
 	struct inc *in = inc_of(serial);
+	struct rled *r = rled_of(serial);
+	__u64 slots = r ? r->s.slots : 0;
 
 	if (ioctl(fd, HWTIMER_IOC_STATS, &s)) {
 		unexpected("STATS", 0, errno);
 		return;
 	}
+	/* Ring slots are live from setup; garbage arms what it likes. */
+	if (r && r->hostile) {
+		if (s.ctx_read != in->read || s.ctx_live < slots)
+			report(V_STATS, "context #%u with hostile rings at rest: read %llu (ledger %llu), live %llu of %llu slots",
+			       serial, (__u64)s.ctx_read, in->read,
+			       (__u64)s.ctx_live, slots);
+		return;
+	}
 	if (s.ctx_armed != in->armed || s.ctx_read != in->read ||
-	    s.ctx_pending || s.ctx_queued || s.ctx_live)
-		report(V_STATS, "context #%u at rest: armed %llu (ledger %llu), read %llu (ledger %llu), pending %llu queued %llu live %llu (all 0 expected)",
+	    s.ctx_pending || s.ctx_queued || s.ctx_live != slots)
+		report(V_STATS, "context #%u at rest: armed %llu (ledger %llu), read %llu (ledger %llu), pending %llu queued %llu live %llu (0, 0 and %llu ring slots expected)",
 		       serial, (__u64)s.ctx_armed, in->armed,
 		       (__u64)s.ctx_read, in->read, (__u64)s.ctx_pending,
-		       (__u64)s.ctx_queued, (__u64)s.ctx_live);
+		       (__u64)s.ctx_queued, (__u64)s.ctx_live, slots);
 }
 
 /* Drain one slot: cancel the live, read the rest, compare, close. */
@@ -1801,6 +2943,9 @@ static void drain(int slot)
 	__u32 serial = c->inc;
 	__u64 end = now(CLOCK_MONOTONIC) + DRAIN_NS, live = 0;
 	struct pollfd p = { .fd = c->master, .events = POLLIN };
+	struct rled *r = rled_of(serial);
+	bool hostile = r && r->hostile, ring_open;
+	struct rmap *m;
 	ssize_t n;
 
 	w.fd[slot] = c->master;
@@ -1815,12 +2960,18 @@ static void drain(int slot)
 		}
 		if (n < 0 && errno != EAGAIN)
 			unexpected("read", 0, errno);
-		if (!outstanding(serial, false) && queue_empty(c->master, &live))
+		ring_open = ring_quiesce(slot, serial, c->master);
+		/* Garbage may keep periodic slots firing into read(). */
+		if (!ring_open && !outstanding(serial, false) &&
+		    (hostile || queue_empty(c->master, &live)))
 			break;
-		poll(&p, 1, 100);
+		poll(&p, 1, ring_open ? 5 : 100);
 	}
 	outstanding(serial, true);
 	final_stats(c->master, serial);
+	m = map_retire(slot, 0);
+	if (m)
+		map_put(slot, m);
 	close(c->master);
 	inc_put(serial);
 }
@@ -1886,6 +3037,7 @@ static int setup(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: reads get EINTR */
 	signal(SIGPIPE, SIG_IGN);
+	pagesz = sysconf(_SC_PAGESIZE);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED) {
@@ -1901,6 +3053,8 @@ static int setup(void)
 		tick_ns = api.tick_ns;
 		sh->ctx[i].master = fd;
 		sh->ctx[i].inc = inc_new();
+		pthread_mutex_init(&rmaps[i].lock, NULL);
+		rmaps[i].serial = sh->ctx[i].inc;
 	}
 	return 0;
 }
