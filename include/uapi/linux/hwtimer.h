@@ -445,10 +445,15 @@ struct hwtimer_ring_setup {
  * (with %HWTIMER_EVENT_LAST when the slot is idle at once),
  * %HWTIMER_RESULT_FIRED or %HWTIMER_RESULT_NOT_PENDING. A MODIFY completes
  * only when it moved nothing: %HWTIMER_RESULT_FIRED or
- * %HWTIMER_RESULT_NOT_PENDING. A bad entry completes with -EINVAL, an ARM
- * the wheel refuses with its errno. The kernel copies each entry once. A
- * completion wakes poll() and epoll; the eventfd and SIGIO count expiries
- * only.
+ * %HWTIMER_RESULT_NOT_PENDING. A bad entry completes with -EINVAL (its
+ * @slot as written, in range or not), an ARM the wheel refuses with its
+ * errno. An ARM and a later CANCEL of its slot that one drain consumes,
+ * with no entry naming the slot in between, may never reach the wheel:
+ * the CANCEL then says CANCELLED. Completions come in the order of their
+ * entries, except the error of such an ARM that a drain stopped early had
+ * to arm after all, which comes when it does. The kernel copies each entry
+ * once. A completion wakes poll() and epoll; the eventfd and SIGIO count
+ * expiries only.
  */
 struct hwtimer_sqe {
 	__u32 op;
