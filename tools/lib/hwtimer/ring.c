@@ -181,11 +181,16 @@ int hwtimer__ring_init(struct hwtimer *h)
 	if (!r)
 		return -ENOMEM;
 	r->setup.sq_entries = sq;
-	r->setup.cq_entries = pow2_at_least(2 * sq > RING_CQ_MIN ? 2 * sq :
-					    RING_CQ_MIN);
 	/* At most half the context's cap: BATCH keeps the rest. */
 	r->setup.slots = h->api.max_pending / 2 < RING_SLOTS ?
 			 (uint32_t)(h->api.max_pending / 2) : RING_SLOTS;
+	/*
+	 * Room for a completion of every slot and of a full submission ring:
+	 * the kernel pairs an arm with its cancel only when the completion
+	 * ring has a place for each entry it drains.
+	 */
+	r->setup.cq_entries = pow2_at_least(r->setup.slots + sq > RING_CQ_MIN ?
+					    r->setup.slots + sq : RING_CQ_MIN);
 	r->setup.clock = CLOCK_MONOTONIC;
 	err = -ENOSPC;
 	if (!r->setup.slots)
