@@ -582,6 +582,12 @@ static int wait_readable(int fd, uint64_t until)
 		ts.tv_nsec = (until - now) % 1000000000ULL;
 		tsp = &ts;
 	}
+	/*
+	 * 32-bit glibc's ppoll() with a timeout past 2^31 s takes a stale
+	 * ENOSYS in errno, after a ready ppoll_time64, for its own ENOSYS,
+	 * and fails with EOVERFLOW: give it none.
+	 */
+	errno = 0;
 	r = ppoll(&pfd, 1, tsp, NULL);
 	if (r < 0)
 		return -errno;

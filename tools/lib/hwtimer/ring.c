@@ -209,8 +209,14 @@ int hwtimer__ring_init(struct hwtimer *h)
 		err = -errno;
 		goto err_free;
 	}
-	/* A child of fork() does not share the library's view of the slots. */
+	/*
+	 * A child of fork() does not share the library's view of the slots.
+	 * Kernels without madvise() fail it: the child then keeps a mapping
+	 * it does not use. It leaves errno as it was.
+	 */
+	err = errno;
 	madvise(m, r->setup.map_size, MADV_DONTFORK);
+	errno = err;
 	r->mem = m;
 	ring_map(r);
 	r->free_head = r->setup.slots;
