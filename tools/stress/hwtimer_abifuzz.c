@@ -1668,11 +1668,11 @@ static void map_new(int slot, __u32 serial, struct rled *r, int fd,
 		return;
 	}
 	/*
-	 * Forked children do not inherit it (a kernel without
-	 * CONFIG_ADVISE_SYSCALLS says ENOSYS: they keep it until they exit).
+	 * Forked children do not inherit it, where the kernel has madvise()
+	 * (CONFIG_ADVISE_SYSCALLS); elsewhere they keep it, unused, until
+	 * they exit. Best effort: the ledger needs neither.
 	 */
-	if (madvise(p, len, MADV_DONTFORK) && errno != ENOSYS)
-		unexpected("madvise", 0, errno);
+	(void)madvise(p, len, MADV_DONTFORK);
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		munmap(p, len);
