@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,35 @@
 
 /* Why this thread's last hwtimer_open() failed. */
 static _Thread_local char open_error[200];
+
+/*
+ * Which process this is, as the library tells a child of fork() from its
+ * parent on every call: the forks the process descends from since the
+ * library was first used, counted by an atfork handler. getpid() would
+ * do, but it is a system call. Should the handler not register (no
+ * memory), the pid it is; either way a process sees one kind of token
+ * only. A child made by a raw clone() system call, which runs no atfork
+ * handler, is not told apart.
+ */
+static unsigned int fork_gen;
+static bool fork_unwatched;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_child(void)
+{
+	fork_gen++;
+}
+
+static void fork_watch(void)
+{
+	fork_unwatched = pthread_atfork(NULL, NULL, fork_child) != 0;
+}
+
+unsigned int hwtimer__proc(void)
+{
+	pthread_once(&fork_once, fork_watch);
+	return fork_unwatched ? (unsigned int)getpid() : fork_gen;
+}
 
 uint64_t hwtimer__now(clockid_t clock)
 {

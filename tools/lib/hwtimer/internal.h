@@ -106,5 +106,7 @@ int hwtimer__ring_flush(struct hwtimer *h);
 
 /* Now on @clock in ns. */
 uint64_t hwtimer__now(clockid_t clock);
+/* This process, told apart from its parent and children of fork(). */
+unsigned int hwtimer__proc(void);
 
 #endif /* HWTIMER_INTERNAL_H */

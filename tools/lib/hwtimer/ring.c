@@ -97,8 +97,8 @@ struct hwt_slot {
  * @cqes: the completion ring
  * @slots: every slot
  * @free_head: first FREE slot, or @setup.slots when none is
- * @pid: the process that set the rings up; a child of fork() leaves them
- *	to it and uses BATCH only
+ * @proc: the process that set the rings up (hwtimer__proc()); a child of
+ *	fork() leaves them to it and uses BATCH only
  * @stash: records taken off the completion ring to make room
  * @stash_head: next record of @stash to hand out
  * @stash_len: records in @stash
@@ -129,7 +129,7 @@ struct hwt_ring {
 	struct hwtimer_event *cqes;
 	struct hwt_slot *slots;
 	uint32_t free_head;
-	pid_t pid;
+	unsigned int proc;
 	struct hwtimer_event *stash;
 	unsigned int stash_head;
 	unsigned int stash_len;
@@ -222,7 +222,7 @@ int hwtimer__ring_init(struct hwtimer *h)
 	r->free_head = r->setup.slots;
 	for (i = r->setup.slots; i--;)
 		slot_free(r, i);
-	r->pid = getpid();
+	r->proc = hwtimer__proc();
 	h->ring = r;
 	return 0;
 
@@ -238,7 +238,7 @@ void hwtimer__ring_close(struct hwtimer *h)
 
 	if (!r)
 		return;
-	if (r->pid == getpid())
+	if (r->proc == hwtimer__proc())
 		munmap(r->mem, r->setup.map_size);
 	free(r->stash);
 	free(r->slots);
@@ -249,7 +249,7 @@ void hwtimer__ring_close(struct hwtimer *h)
 /* Whether this process drives the rings (not a child of fork()). */
 static bool ring_mine(const struct hwt_ring *r)
 {
-	return r && r->pid == getpid();
+	return r && r->proc == hwtimer__proc();
 }
 
 static int ring_enter(struct hwtimer *h)

@@ -135,7 +135,8 @@ struct fb_heap {
  * @heap: deadlines per clock
  * @tfd: a timerfd per clock
  * @armed_at: deadline its timerfd is set to, 0 when not set
- * @pid: process that owns @tfd and the epoll fd (see fb_enter())
+ * @proc: process that owns @tfd and the epoll fd (hwtimer__proc(); see
+ *	fb_enter())
  * @efd: duplicate of the caller's eventfd, -1 when none is set
  * @nep: the notifier's epoll fd (timerfds edge-triggered, @nstop), or -1
  * @nstop: eventfd that tells the notifier to return
@@ -159,7 +160,7 @@ struct hwt_fb {
 	struct fb_heap heap[2];
 	int tfd[2];
 	uint64_t armed_at[2];
-	pid_t pid;
+	unsigned int proc;
 	int efd;
 	int nep;
 	int nstop;
@@ -526,7 +527,7 @@ static int fds_open(struct hwtimer *h)
 		if (epoll_ctl(h->fd, EPOLL_CTL_ADD, fb->tfd[ci], &ev))
 			return -errno;
 	}
-	fb->pid = getpid();
+	fb->proc = hwtimer__proc();
 	return 0;
 }
 
@@ -553,7 +554,7 @@ static int fb_enter(struct hwtimer *h)
 	unsigned int ci;
 	int r;
 
-	if (fb->pid != getpid()) {
+	if (fb->proc != hwtimer__proc()) {
 		notify_stop(fb, false);
 		fds_close(h);
 		h->fd = -1;
@@ -913,7 +914,7 @@ static int fb_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 
 static void fb_close(struct hwtimer *h)
 {
-	notify_stop(h->fb, h->fb->pid == getpid());
+	notify_stop(h->fb, h->fb->proc == hwtimer__proc());
 	if (h->fb->efd >= 0)
 		close(h->fb->efd);
 	fds_close(h);

@@ -350,6 +350,8 @@ void hwtimer_seen(struct hwtimer *h);
  * expire in both, a cancel or arm in one is not seen by the other, and
  * the child's first call on the context gives it its own timerfds (and a
  * new hwtimer_fd()), and its own thread for an eventfd set before fork().
+ * The library tells a child by the C library's fork handlers: a child
+ * made by a raw clone() system call must not use the parent's contexts.
  */
 
 /* Lateness of expiry @ev: how long after its deadline it was served. */
