@@ -86,6 +86,8 @@
 #define HWT_RING_CHUNK		16
 /* In hwt_ring.link of a CANCEL: its ARM was deferred. */
 #define HWT_RING_DEFERRED	BIT(31)
+/* In hwt_ring.link: the entry failed sqe_check(), which it answers. */
+#define HWT_RING_BAD		BIT(30)
 /* sqe_run(): the ARM was deferred. */
 #define HWT_RING_DEFER		1
 
@@ -112,8 +114,9 @@
  * @nslots: slots in @slots
  * @slots: the ring timeouts, by index
  * @win: the entries of the drain under way, copied once
- * @link: per entry of @win: an ARM's paired CANCEL + 1; a CANCEL's
- *	deferred ARM + 1 with %HWT_RING_DEFERRED; else 0
+ * @link: per entry of @win: %HWT_RING_BAD for an entry that failed its
+ *	check; else an ARM's paired CANCEL + 1, a CANCEL's deferred ARM + 1
+ *	with %HWT_RING_DEFERRED, or 0
  * @last: per slot, while a drain pairs entries: its ARM + 1 in @win that
  *	no later entry named the slot after; else 0
  * @cq_reserved: places of the completion ring kept for the drain under
@@ -643,18 +646,18 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 static void pair_entries(struct hwt_ring *r, u32 n)
 {
 	const struct hwtimer_sqe *e;
+	bool ok;
 	u32 i, p;
 
 	for (i = 0; i < n; i++) {
 		e = &r->win[i];
-		r->link[i] = 0;
 		if (e->slot >= r->nslots)
 			continue;
+		ok = !(r->link[i] & HWT_RING_BAD);
 		p = r->last[e->slot];
-		if (p && e->op == HWTIMER_SQE_CANCEL && !sqe_check(r, e))
+		if (p && ok && e->op == HWTIMER_SQE_CANCEL)
 			r->link[p - 1] = i + 1;
-		r->last[e->slot] = e->op == HWTIMER_SQE_ARM &&
-				   !sqe_check(r, e) ? i + 1 : 0;
+		r->last[e->slot] = ok && e->op == HWTIMER_SQE_ARM ? i + 1 : 0;
 	}
 	for (i = 0; i < n; i++)
 		if (r->win[i].slot < r->nslots)
@@ -662,8 +665,8 @@ static void pair_entries(struct hwt_ring *r, u32 n)
 }
 
 /*
- * Check and apply entry @i of r->win; the completion ring has room for
- * its completion. An ARM paired with a later CANCEL of its idle slot is
+ * Apply entry @i of r->win, checked as it was copied; the completion ring
+ * has room for its completion. An ARM paired with a later CANCEL of its idle slot is
  * deferred: the CANCEL then completes CANCELLED at once, and neither
  * touches the wheel, as if the CANCEL had come right after the ARM.
  * Caller holds ctx->wqh.lock. Return: as sqe_cancel_modify(), or
@@ -674,7 +677,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 {
 	const struct hwtimer_sqe *sqe = &r->win[i];
 	struct hwt_timer *ht;
-	int ret = sqe_check(r, sqe);
+	int ret = r->link[i] & HWT_RING_BAD ? -EINVAL : 0;
 
 	lockdep_assert_held(&r->ctx->wqh.lock);
 	if (!ret && (r->link[i] & HWT_RING_DEFERRED)) {
@@ -787,7 +790,7 @@ static void cq_unreserve(struct hwt_ring *r)
 
 /*
  * Consume what the sq tail, read once, says is there, at most the ring's
- * size: copy it once into r->win, pair ARMs with CANCELs when the
+ * size: copy and check it once into r->win, pair ARMs with CANCELs when the
  * completion ring has room for all of it, then apply it a chunk at a time.
  * Caller holds drain_mutex, which is dropped while waiting for a slot's
  * callback; the drain ends there, as another may have run meanwhile.
@@ -810,12 +813,12 @@ static u32 ring_drain(struct hwt_ring *r)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sqe_copy(r, r->sq_next + i, &r->win[i]);
+		r->link[i] = sqe_check(r, &r->win[i]) ? HWT_RING_BAD : 0;
+	}
 	if (n > 1 && cq_reserve(r, n))
 		pair_entries(r, n);
-	else
-		memset(r->link, 0, n * sizeof(*r->link));
 	while (done < n) {
 		want = min_t(u32, n - done, HWT_RING_CHUNK);
 		k = drain_chunk(r, done, done + want, &wait);
