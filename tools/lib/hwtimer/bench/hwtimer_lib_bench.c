@@ -37,7 +37,8 @@
  * strace -c counts them, in a run that is not timed: a child of fork()
  * opens its own context with the variant's flags (raw_batch1024 its own
  * fd), runs the variant once as a warm-up, then once more between two
- * int3 marks, and every system call it enters between the marks counts.
+ * int3 marks, and every system call it enters between the marks counts
+ * (the child stops at system calls there alone).
  * The child's one thread is traced; the device backend starts no other.
  * Where ptrace is not allowed, stderr says why and the line is missing.
  *
@@ -308,8 +309,11 @@ static int trace_child(pid_t pid, struct calls *c, const char *name)
 		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)))
 		goto fail;
 	for (;;) {
-		what = "ptrace(PTRACE_SYSCALL)";
-		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig))
+		/* Stops at system calls cost: only between the marks. */
+		what = marks == 1 ? "ptrace(PTRACE_SYSCALL)" :
+				    "ptrace(PTRACE_CONT)";
+		if (ptrace(marks == 1 ? PTRACE_SYSCALL : PTRACE_CONT, pid,
+			   NULL, (void *)(long)sig))
 			goto fail;
 		sig = 0;
 		what = "waitpid";
