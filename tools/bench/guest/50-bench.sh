@@ -49,7 +49,8 @@ dmesg | grep -E 'BUG:|WARNING:|Call Trace' | sed 's/^/# /'
 # libhwtimer's submission queue against BATCH filled by hand, 1024 a
 # submit, and through the timer rings: "name ns_per_op" lines become ucost
 # rows beside hwtimer_ubench's, "syscalls name per_timeout k=v..." lines
-# usyscalls rows (k_per_round: that kind's count in a round of 262144),
+# usyscalls rows (k_per_round: that kind's count in one traced run of
+# 262144, total and other among them),
 # "expiry name n delivered early p50 p99 max" lines uexpiry rows (100,000
 # expiries a second through the completion ring and through read()).
 lib=$HWTIMER_DIR/bin/hwtimer_lib_bench
@@ -58,10 +59,11 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 	sed 's/^/# /' /tmp/libbench.out
 	awk 'NF == 2 && $2 ~ /^[0-9.]+$/ {
 		printf "BENCH,ucost,ns_per_timeout,libhwtimer-%s,262144,%s,ns\n", $1, $2 }
-	$1 == "syscalls" && NF == 7 {
+	$1 == "syscalls" && NF >= 4 && $3 ~ /^[0-9.]+$/ {
 		printf "BENCH,usyscalls,per_timeout,libhwtimer-%s,262144,%s,calls\n", $2, $3
 		for (i = 4; i <= NF; i++) {
-			split($i, kv, "=")
+			if (split($i, kv, "=") != 2)
+				continue
 			printf "BENCH,usyscalls,%s_per_round,libhwtimer-%s,262144,%s,calls\n", kv[1], $2, kv[2]
 		} }
 	$1 == "expiry" && NF == 8 {

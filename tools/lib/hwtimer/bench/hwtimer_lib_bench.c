@@ -27,14 +27,20 @@
  * run where the device offers rings. With -b timerfd (the library's
  * fallback) only the lib_ variants run.
  *
- * On the device, each variant also prints "syscalls name per_timeout
- * ioctl=I enter=E batch=B read=R": the system calls of its median round
- * (by their total) per timeout, and that round's count of each kind. They
- * are counted by defining ioctl() and read() here, which the library then
- * calls instead of libc's (a program's definition wins, statically linked
- * or not); they are the only system calls its device backend makes to
- * arm, cancel and take expiries other than poll() in hwtimer_wait(), which
- * these variants do not call.
+ * On the device, each variant then prints "syscalls name per_timeout
+ * total=T ioctl=I enter=E batch=B read=R other=O": every system call of
+ * one counted run over TIMEOUTS, per timeout, then how many in all, how
+ * many ioctl() (of which HWTIMER_IOC_ENTER and HWTIMER_IOC_BATCH), read()
+ * and other (all but ioctl() and read()); when other is not 0, a line
+ * "# syscalls name other: NR=COUNT ..." follows, NR a system call's name
+ * for the common ones, else its number. They are counted with ptrace, as
+ * strace -c counts them, in a run that is not timed: a child of fork()
+ * opens its own context with the variant's flags (raw_batch1024 its own
+ * fd), runs the variant once as a warm-up, then once more between two
+ * int3 marks, and every system call it enters between the marks counts
+ * (the child stops at system calls there alone).
+ * The child's one thread is traced; the device backend starts no other.
+ * Where ptrace is not allowed, stderr says why and the line is missing.
  *
  * Then EXPIRIES (default 150000; 0 skips) one-shots with deadlines 10 us
  * apart, 100,000 a second, each armed with an absolute deadline 20 ms
@@ -49,17 +55,17 @@
  * Not a timed test: the numbers are for comparison within one run.
  */
 #define _GNU_SOURCE
-/* read() is defined here: no fortified inline in its place. */
-#undef _FORTIFY_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <hwtimer/hwtimer.h>
-#include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,42 +79,30 @@
 #define EXP_SLOTS	4096ULL
 /* How long after the last deadline a round waits for the missing ones. */
 #define EXP_GRACE_NS	2000000000ULL
+/* System call numbers counted one by one; higher ones go to @high. */
+#define NR_MAX		1024
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /**
- * struct calls - system calls made through the definitions below
+ * struct calls - the system calls of one counted run
+ * @total: every system call
  * @ioctl: every ioctl()
  * @enter: of which HWTIMER_IOC_ENTER
  * @batch: of which HWTIMER_IOC_BATCH
  * @read: every read()
+ * @high: system calls numbered NR_MAX or more
+ * @nr: the others, by their number
  */
 struct calls {
+	uint64_t total;
 	uint64_t ioctl;
 	uint64_t enter;
 	uint64_t batch;
 	uint64_t read;
+	uint64_t high;
+	uint64_t nr[NR_MAX];
 };
-
-static struct calls calls;
-
-int ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	calls.ioctl++;
-	calls.enter += req == HWTIMER_IOC_ENTER;
-	calls.batch += req == HWTIMER_IOC_BATCH;
-	return syscall(SYS_ioctl, fd, req, arg);
-}
-
-ssize_t read(int fd, void *buf, size_t count)
-{
-	calls.read++;
-	return syscall(SYS_read, fd, buf, count);
-}
 
 static uint64_t now_ns(void)
 {
@@ -224,6 +218,15 @@ static int raw_open(void)
 	return fd;
 }
 
+static int open_ctx(struct hwtimer **h, unsigned int flags)
+{
+	int r = hwtimer_open(h, CHUNK, flags);
+
+	if (r)
+		fprintf(stderr, "hwtimer_lib_bench: %s\n", hwtimer_open_error());
+	return r;
+}
+
 /* Whether @h arms through the rings. */
 static bool rings_in_use(struct hwtimer *h)
 {
@@ -237,36 +240,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t calls_total(const struct calls *c)
-{
-	return c->ioctl + c->read;
-}
-
 enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE, LIB_LOOP };
-
-/**
- * struct round - one timed round of a variant
- * @ns: its time
- * @calls: the system calls it made
- */
-struct round {
-	uint64_t ns;
-	struct calls calls;
-};
-
-static int cmp_ns(const void *a, const void *b)
-{
-	return cmp_u64(&((const struct round *)a)->ns,
-		       &((const struct round *)b)->ns);
-}
-
-static int cmp_calls(const void *a, const void *b)
-{
-	uint64_t x = calls_total(&((const struct round *)a)->calls);
-	uint64_t y = calls_total(&((const struct round *)b)->calls);
-
-	return cmp_u64(&x, &y);
-}
 
 static void run_variant(enum variant v, struct hwtimer *h, int fd, uint64_t n)
 {
@@ -279,40 +253,282 @@ static void run_variant(enum variant v, struct hwtimer *h, int fd, uint64_t n)
 }
 
 /*
+ * A mark for the tracer that is not a system call: a breakpoint trap, seen
+ * as a SIGTRAP, which the tracer takes away. x86's int3 traps after
+ * itself, so the child goes on from there; elsewhere there is no mark,
+ * and no count.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_MARK	1
+#else
+#define HAVE_MARK	0
+#endif
+#ifdef __has_builtin
+#if __has_builtin(__builtin_debugtrap)
+#define HAVE_DEBUGTRAP	1
+#endif
+#endif
+
+static inline void mark(void)
+{
+#if HAVE_MARK && defined(HAVE_DEBUGTRAP)
+	__builtin_debugtrap();
+#elif HAVE_MARK
+	__asm__ volatile("int3");
+#endif
+}
+
+/* Why the system calls of @name are not counted: @what, @err if not 0. */
+static void not_counted(const char *name, const char *what, int err)
+{
+	fprintf(stderr, "hwtimer_lib_bench: syscalls %s not counted: %s%s%s\n",
+		name, what, err ? ": " : "", err ? strerror(err) : "");
+}
+
+/*
+ * Follow the child @pid, stopped by its SIGSTOP, to its exit, counting
+ * into @c each system call it enters between its first mark and its
+ * second. Returns 0, or -1 after saying why on stderr; the child is then
+ * gone.
+ */
+static int trace_child(pid_t pid, struct calls *c, const char *name)
+{
+	struct __ptrace_syscall_info info;
+	const char *what = "waitpid";
+	int st, sig = 0, marks = 0;
+	char msg[80];
+
+	if (waitpid(pid, &st, 0) != pid)
+		goto fail;
+	if (!WIFSTOPPED(st)) {
+		not_counted(name, "the child ended before it was traced", 0);
+		return -1;
+	}
+	what = "ptrace(PTRACE_SETOPTIONS)";
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
+		   (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)))
+		goto fail;
+	for (;;) {
+		/* Stops at system calls cost: only between the marks. */
+		what = marks == 1 ? "ptrace(PTRACE_SYSCALL)" :
+				    "ptrace(PTRACE_CONT)";
+		if (ptrace(marks == 1 ? PTRACE_SYSCALL : PTRACE_CONT, pid,
+			   NULL, (void *)(long)sig))
+			goto fail;
+		sig = 0;
+		what = "waitpid";
+		if (waitpid(pid, &st, 0) != pid)
+			goto fail;
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+		if (WSTOPSIG(st) == SIGTRAP) {
+			marks++;
+			continue;
+		}
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+			sig = WSTOPSIG(st);
+			continue;
+		}
+		if (marks != 1)
+			continue;
+		what = "ptrace(PTRACE_GET_SYSCALL_INFO)";
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid,
+			   (void *)sizeof(info), &info) <= 0)
+			goto fail;
+		if (info.op != PTRACE_SYSCALL_INFO_ENTRY)
+			continue;
+		c->total++;
+		if (info.entry.nr >= NR_MAX)
+			c->high++;
+		else
+			c->nr[info.entry.nr]++;
+		if (info.entry.nr == SYS_read)
+			c->read++;
+		if (info.entry.nr != SYS_ioctl)
+			continue;
+		c->ioctl++;
+		/* The request is an unsigned long: 32 bits in a 32-bit call. */
+		c->enter += (unsigned long)info.entry.args[1] ==
+			    HWTIMER_IOC_ENTER;
+		c->batch += (unsigned long)info.entry.args[1] ==
+			    HWTIMER_IOC_BATCH;
+	}
+	if (WIFEXITED(st) && !WEXITSTATUS(st) && marks == 2)
+		return 0;
+	snprintf(msg, sizeof(msg), "the child %s %d after %d of its 2 marks",
+		 WIFEXITED(st) ? "exited with" : "was killed by signal",
+		 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), marks);
+	not_counted(name, msg, 0);
+	return -1;
+
+fail:
+	not_counted(name, what, errno);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) == pid && !WIFEXITED(st) &&
+	       !WIFSIGNALED(st))
+		;
+	return -1;
+}
+
+/*
+ * Count into @c, with ptrace, every system call that @body(@arg) makes in
+ * a child of fork() between its two mark()s. The child's system calls
+ * are slow while traced, and none of this is timed. Returns 0, or -1
+ * after saying why on stderr.
+ */
+static int count_calls(void (*body)(const void *arg), const void *arg,
+		       struct calls *c, const char *name)
+{
+	pid_t pid;
+
+	memset(c, 0, sizeof(*c));
+	if (!HAVE_MARK) {
+		not_counted(name, "no mark on this architecture", 0);
+		return -1;
+	}
+	/* Nothing buffered twice, by the child's exit() in die(). */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		not_counted(name, "fork", errno);
+		return -1;
+	}
+	if (!pid) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
+			not_counted(name, "ptrace(PTRACE_TRACEME)", errno);
+			_exit(1);
+		}
+		raise(SIGSTOP);
+		body(arg);
+		_exit(0);
+	}
+	return trace_child(pid, c, name);
+}
+
+/**
+ * struct counted - what the traced child runs
+ * @v: the variant
+ * @flags: the open flags of its context (not for RAW_BATCH)
+ * @n: timeouts
+ */
+struct counted {
+	enum variant v;
+	unsigned int flags;
+	uint64_t n;
+};
+
+/*
+ * In the child: its own context (one opened before fork() does not drive
+ * its rings in a child) or raw fd, the variant once as a warm-up, then
+ * once between the marks.
+ */
+static void counted_body(const void *arg)
+{
+	const struct counted *t = arg;
+	struct hwtimer *h = NULL;
+	int fd = -1;
+
+	if (t->v == RAW_BATCH)
+		fd = raw_open();
+	else if (open_ctx(&h, t->flags))
+		_exit(1);
+	run_variant(t->v, h, fd, t->n);
+	mark();
+	run_variant(t->v, h, fd, t->n);
+	mark();
+	if (h)
+		hwtimer_close(h);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Names of the system calls the "other:" line is likeliest to show. */
+static const struct {
+	long nr;
+	const char *name;
+} nr_names[] = {
+	{ SYS_getpid, "getpid" },
+	{ SYS_clock_gettime, "clock_gettime" },
+#ifdef SYS_clock_gettime64
+	{ SYS_clock_gettime64, "clock_gettime64" },
+#endif
+	{ SYS_ppoll, "ppoll" },
+#ifdef SYS_ppoll_time64
+	{ SYS_ppoll_time64, "ppoll_time64" },
+#endif
+#ifdef SYS_poll
+	{ SYS_poll, "poll" },
+#endif
+	{ SYS_madvise, "madvise" },
+	{ SYS_mmap, "mmap" },
+#ifdef SYS_mmap2
+	{ SYS_mmap2, "mmap2" },
+#endif
+	{ SYS_munmap, "munmap" },
+	{ SYS_futex, "futex" },
+#ifdef SYS_futex_time64
+	{ SYS_futex_time64, "futex_time64" },
+#endif
+};
+
+static void print_calls(const char *name, const struct calls *c, uint64_t n)
+{
+	uint64_t other = c->total - c->ioctl - c->read;
+	size_t i, j;
+
+	printf("syscalls %s %.6f total=%llu", name, (double)c->total / n,
+	       (unsigned long long)c->total);
+	printf(" ioctl=%llu enter=%llu batch=%llu read=%llu other=%llu\n",
+	       (unsigned long long)c->ioctl, (unsigned long long)c->enter,
+	       (unsigned long long)c->batch, (unsigned long long)c->read,
+	       (unsigned long long)other);
+	if (!other)
+		return;
+	printf("# syscalls %s other:", name);
+	for (i = 0; i < NR_MAX; i++) {
+		if (!c->nr[i] || i == SYS_ioctl || i == SYS_read)
+			continue;
+		for (j = 0; j < ARRAY_SIZE(nr_names); j++) {
+			if (nr_names[j].nr == (long)i)
+				break;
+		}
+		if (j < ARRAY_SIZE(nr_names))
+			printf(" %s=", nr_names[j].name);
+		else
+			printf(" %zu=", i);
+		printf("%llu", (unsigned long long)c->nr[i]);
+	}
+	if (c->high)
+		printf(" high=%llu", (unsigned long long)c->high);
+	printf("\n");
+}
+
+/*
  * @rounds runs of @v over @n timeouts, after one warm-up: print the median
- * time in ns per timeout, then the system calls of the median round.
+ * time in ns per timeout. On the device, then count the system calls of
+ * one more run in a traced child, its context opened with @flags.
  */
 static void measure(const char *name, enum variant v, struct hwtimer *h,
-		    int fd, uint64_t n, int rounds)
+		    int fd, unsigned int flags, uint64_t n, int rounds)
 {
-	struct round t[MAX_ROUNDS];
-	struct calls c0, *c;
-	uint64_t t0;
+	static struct calls c;
+	struct counted t = { .v = v, .flags = flags, .n = n };
+	uint64_t ns[MAX_ROUNDS], t0;
 	int k;
 
 	for (k = -1; k < rounds; k++) {
-		c0 = calls;
 		t0 = now_ns();
 		run_variant(v, h, fd, n);
-		if (k < 0)
-			continue;
-		t[k].ns = now_ns() - t0;
-		t[k].calls.ioctl = calls.ioctl - c0.ioctl;
-		t[k].calls.enter = calls.enter - c0.enter;
-		t[k].calls.batch = calls.batch - c0.batch;
-		t[k].calls.read = calls.read - c0.read;
+		if (k >= 0)
+			ns[k] = now_ns() - t0;
 	}
-	qsort(t, rounds, sizeof(t[0]), cmp_ns);
-	printf("%s %.1f\n", name, (double)t[rounds / 2].ns / n);
-	/* The timerfd backend makes other calls: only the device's count. */
+	qsort(ns, rounds, sizeof(ns[0]), cmp_u64);
+	printf("%s %.1f\n", name, (double)ns[rounds / 2] / n);
+	/* The timerfd backend has a thread of its own: the device's alone. */
 	if (strcmp(hwtimer_backend(h), "device"))
 		return;
-	qsort(t, rounds, sizeof(t[0]), cmp_calls);
-	c = &t[rounds / 2].calls;
-	printf("syscalls %s %.6f ioctl=%llu enter=%llu batch=%llu read=%llu\n",
-	       name, (double)calls_total(c) / n, (unsigned long long)c->ioctl,
-	       (unsigned long long)c->enter, (unsigned long long)c->batch,
-	       (unsigned long long)c->read);
+	if (!count_calls(counted_body, &t, &c, name))
+		print_calls(name, &c, n);
 }
 
 /**
@@ -444,15 +660,6 @@ static void expiry(struct hwtimer **h, const char * const *names, int nh,
 	free(late);
 }
 
-static int open_ctx(struct hwtimer **h, unsigned int flags)
-{
-	int r = hwtimer_open(h, CHUNK, flags);
-
-	if (r)
-		fprintf(stderr, "hwtimer_lib_bench: %s\n", hwtimer_open_error());
-	return r;
-}
-
 /* The BATCH variants, then the rings ones where the device has rings. */
 static int cost(unsigned int flags, uint64_t n, int rounds)
 {
@@ -463,22 +670,24 @@ static int cost(unsigned int flags, uint64_t n, int rounds)
 		return 1;
 	printf("# backend %s, %llu timeouts, %d rounds, median\n",
 	       hwtimer_backend(h), (unsigned long long)n, rounds);
-	measure("lib_sq1024", LIB_SQ, h, -1, n, rounds);
+	measure("lib_sq1024", LIB_SQ, h, -1, flags | HWTIMER_OPEN_BATCH, n,
+		rounds);
 	if (flags == HWTIMER_OPEN_DEVICE) {
 		fd = raw_open();
-		measure("raw_batch1024", RAW_BATCH, h, fd, n, rounds);
+		measure("raw_batch1024", RAW_BATCH, h, fd, 0, n, rounds);
 		close(fd);
 	}
-	measure("lib_single", LIB_SINGLE, h, -1, n, rounds);
+	measure("lib_single", LIB_SINGLE, h, -1, flags | HWTIMER_OPEN_BATCH, n,
+		rounds);
 	hwtimer_close(h);
 	if (flags != HWTIMER_OPEN_DEVICE)
 		return 0;
 	if (open_ctx(&h, flags))
 		return 1;
 	if (rings_in_use(h)) {
-		measure("rings_sq1024", LIB_SQ, h, -1, n, rounds);
-		measure("rings_single", LIB_SINGLE, h, -1, n, rounds);
-		measure("rings_loop1024", LIB_LOOP, h, -1, n, rounds);
+		measure("rings_sq1024", LIB_SQ, h, -1, flags, n, rounds);
+		measure("rings_single", LIB_SINGLE, h, -1, flags, n, rounds);
+		measure("rings_loop1024", LIB_LOOP, h, -1, flags, n, rounds);
 	}
 	hwtimer_close(h);
 	return 0;
