@@ -48,26 +48,26 @@ static _Thread_local char open_error[200];
  * do, but it is a system call. Should the handler not register (no
  * memory), the pid it is; either way a process sees one kind of token
  * only. A child made by a raw clone() system call, which runs no atfork
- * handler, is not told apart.
+ * handler, is not told apart. hwtimer__proc() reads them: every context
+ * is opened after hwtimer__proc_init().
  */
-static unsigned int fork_gen;
-static bool fork_unwatched;
+unsigned int hwtimer__fork_gen;
+bool hwtimer__fork_unwatched;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void fork_child(void)
 {
-	fork_gen++;
+	hwtimer__fork_gen++;
 }
 
 static void fork_watch(void)
 {
-	fork_unwatched = pthread_atfork(NULL, NULL, fork_child) != 0;
+	hwtimer__fork_unwatched = pthread_atfork(NULL, NULL, fork_child) != 0;
 }
 
-unsigned int hwtimer__proc(void)
+void hwtimer__proc_init(void)
 {
 	pthread_once(&fork_once, fork_watch);
-	return fork_unwatched ? (unsigned int)getpid() : fork_gen;
 }
 
 uint64_t hwtimer__now(clockid_t clock)
@@ -312,6 +312,7 @@ HWT_EXPORT int hwtimer_open_path(struct hwtimer **hp, const char *path,
 		r = open_failed(EINVAL, "%s: bad flags %#x", __func__, flags);
 		goto out;
 	}
+	hwtimer__proc_init();
 	h = calloc(1, sizeof(*h));
 	if (!h) {
 		r = open_failed(ENOMEM, "%s: %s", __func__, strerror(ENOMEM));

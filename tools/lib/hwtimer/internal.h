@@ -9,6 +9,9 @@
 #ifndef HWTIMER_INTERNAL_H
 #define HWTIMER_INTERNAL_H
 
+#include <stdbool.h>
+#include <unistd.h>
+
 #include <hwtimer/hwtimer.h>
 
 #define HWT_EXPORT	__attribute__((visibility("default")))
@@ -85,8 +88,10 @@ int hwtimer__timerfd_init(struct hwtimer *h);
 
 /*
  * The device's timer rings (ring.c). init: 0 or a negative errno (the
- * context then uses BATCH). op: whether the rings took @op (its outcome
- * is then written back); the others go through BATCH. kick: after ops,
+ * context then uses BATCH). op: whether the rings took @op, one the
+ * library built (make_arm() and its like: well formed, flags checked);
+ * its outcome is then written back; the others go through BATCH. kick:
+ * after ops,
  * ENTER if the kernel's drain stopped. read: records of the rings, up to
  * @max. read_needed: whether read() may have records (the kernel's count
  * says so, or the rings are not this process's). filter: whether a record
@@ -107,6 +112,14 @@ int hwtimer__ring_flush(struct hwtimer *h);
 /* Now on @clock in ns. */
 uint64_t hwtimer__now(clockid_t clock);
 /* This process, told apart from its parent and children of fork(). */
-unsigned int hwtimer__proc(void);
+extern unsigned int hwtimer__fork_gen;
+extern bool hwtimer__fork_unwatched;
+void hwtimer__proc_init(void);
+
+static inline unsigned int hwtimer__proc(void)
+{
+	return hwtimer__fork_unwatched ? (unsigned int)getpid() :
+	       hwtimer__fork_gen;
+}
 
 #endif /* HWTIMER_INTERNAL_H */

@@ -305,19 +305,6 @@ static int stash_push(struct hwt_ring *r, const struct hwtimer_event *ev)
 	return 0;
 }
 
-static struct hwtimer_sqe make_sqe(uint8_t op, uint32_t slot, uint64_t deadline,
-				   uint64_t cookie)
-{
-	struct hwtimer_sqe e;
-
-	memset(&e, 0, sizeof(e));
-	e.op = op;
-	e.slot = slot;
-	e.deadline_ns = deadline;
-	e.cookie = cookie;
-	return e;
-}
-
 static bool sq_full(const struct hwt_ring *r)
 {
 	return *r->sq_tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >=
@@ -444,6 +431,38 @@ static bool cq_pop(struct hwt_ring *r, struct hwtimer_event *ev)
 	return true;
 }
 
+/* The flags of a cancel's completion that found the slot armed. */
+#define CQE_CANCELLED	(HWTIMER_EVENT_RING | HWTIMER_EVENT_SQE | \
+			 HWTIMER_EVENT_LAST | \
+			 (HWTIMER_SQE_CANCEL << HWTIMER_EVENT_OP_SHIFT))
+
+/*
+ * Take the completions at the head of the completion ring that free the
+ * slot of a timeout the library cancelled, the common record while a
+ * thread arms and cancels: read in place, the head stored once. Stops at
+ * any other record, which take_completion() and take_expiry() handle.
+ */
+static void cq_take_cancels(struct hwt_ring *r)
+{
+	uint32_t head = *r->cq_head, mask = r->setup.cq_entries - 1;
+	uint32_t tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+	const struct hwtimer_event *ev;
+	struct hwt_slot *s;
+
+	for (; head != tail; head++) {
+		ev = &r->cqes[head & mask];
+		if (ev->flags != CQE_CANCELLED ||
+		    ev->res != HWTIMER_RESULT_CANCELLED ||
+		    ev->id >= r->setup.slots)
+			break;
+		s = &r->slots[ev->id];
+		if (s->state != SLOT_DRAINING || s->id != ev->cookie)
+			break;
+		slot_free(r, ev->id);
+	}
+	__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+}
+
 int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max)
 {
@@ -452,7 +471,10 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 
 	while (n < max && r->stash_head < r->stash_len)
 		evs[n++] = r->stash[r->stash_head++];
-	while (ring_mine(r) && n < max && cq_pop(r, &evs[n])) {
+	while (ring_mine(r) && n < max) {
+		cq_take_cancels(r);
+		if (!cq_pop(r, &evs[n]))
+			break;
 		if (ring_take(h, &evs[n], false))
 			n++;
 	}
@@ -467,7 +489,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
  * consume for lack of room in the completion ring, take the records off
  * it (completions handled, expiries stashed) and ENTER again.
  */
-static int sq_make_room(struct hwtimer *h)
+static __attribute__((noinline, cold)) int sq_make_room(struct hwtimer *h)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwtimer_event ev;
@@ -491,7 +513,10 @@ static void cq_take_all(struct hwtimer *h)
 	struct hwt_ring *r = h->ring;
 	struct hwtimer_event ev;
 
-	while (cq_pop(r, &ev)) {
+	for (;;) {
+		cq_take_cancels(r);
+		if (!cq_pop(r, &ev))
+			return;
 		if (ring_take(h, &ev, false) && stash_push(r, &ev))
 			return;
 	}
@@ -514,17 +539,33 @@ static void slots_refill(struct hwtimer *h)
 	cq_take_all(h);
 }
 
-/* Write an entry; the caller kicks the kernel once its ops are in. */
-static int sq_push(struct hwtimer *h, const struct hwtimer_sqe *e)
+/*
+ * Write an entry, in place; the caller kicks the kernel once its ops are
+ * in. Return: 0, or a negative errno when the ring stayed full.
+ */
+static inline int sq_push(struct hwtimer *h, uint32_t op, uint32_t slot,
+			  uint64_t deadline, uint64_t cookie)
 {
 	struct hwt_ring *r = h->ring;
-	int ret = sq_full(r) ? sq_make_room(h) : 0;
+	struct hwtimer_sqe *e;
 	uint32_t tail;
+	int ret;
 
-	if (ret)
-		return ret;
+	if (sq_full(r)) {
+		ret = sq_make_room(h);
+		if (ret)
+			return ret;
+	}
 	tail = *r->sq_tail;
-	r->sqes[tail & (r->setup.sq_entries - 1)] = *e;
+	e = &r->sqes[tail & (r->setup.sq_entries - 1)];
+	e->op = op;
+	e->flags = 0;
+	e->slot = slot;
+	e->resv = 0;
+	e->deadline_ns = deadline;
+	e->period_ns = 0;
+	e->cookie = cookie;
+	e->reserved = 0;
 	/* The entry is written before the kernel can see the new tail. */
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
 	r->unkicked = true;
@@ -535,10 +576,10 @@ static int sq_push(struct hwtimer *h, const struct hwtimer_sqe *e)
 static void slot_arm_again(struct hwtimer *h, uint32_t i)
 {
 	struct hwt_slot *s = &h->ring->slots[i];
-	struct hwtimer_sqe e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
 
 	/* A child of fork() has no rings: the parent re-arms its own. */
-	if (ring_mine(h->ring) && !sq_push(h, &e)) {
+	if (ring_mine(h->ring) &&
+	    !sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
 		/* The caller armed once; the kernel counts this arm too. */
 		h->ring->adj_armed--;
 		return;
@@ -577,7 +618,6 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwt_slot *s;
-	struct hwtimer_sqe e;
 	uint32_t i;
 
 	if (op->clock != CLOCK_MONOTONIC || op->period_ns ||
@@ -596,8 +636,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
 	s->user_data = op->cookie;
 	s->deadline = abs_deadline(op);
-	e = make_sqe(HWTIMER_SQE_ARM, i, s->deadline, s->id);
-	if (sq_push(h, &e))
+	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id))
 		return false;
 	r->free_head = s->next;
 	s->state = SLOT_ACTIVE;
@@ -613,7 +652,6 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 	struct hwt_ring *r = h->ring;
 	struct hwt_slot *s = lookup(r, op->id);
 	uint64_t deadline = 0;
-	struct hwtimer_sqe e;
 	uint32_t i;
 
 	op->result = 0;
@@ -629,9 +667,9 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 	}
 	if (op->op == HWTIMER_OP_MODIFY)
 		deadline = abs_deadline(op);
-	e = make_sqe(op->op == HWTIMER_OP_CANCEL ? HWTIMER_SQE_CANCEL :
-		     HWTIMER_SQE_MODIFY, i, deadline, s->id);
-	op->status = sq_push(h, &e);
+	op->status = sq_push(h, op->op == HWTIMER_OP_CANCEL ?
+			     HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY, i,
+			     deadline, s->id);
 	if (op->status)
 		return;
 	if (op->op == HWTIMER_OP_CANCEL) {
@@ -647,16 +685,14 @@ bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
 
-	if (!r || op->pad || op->reserved)
+	/* @op is the library's own: only where it goes is decided here. */
+	if (!r)
 		return false;
 	if (op->op == HWTIMER_OP_ARM)
 		return ring_mine(r) && ring_arm(h, op);
 	if (op->id >> RING_TAG_SHIFT != r->setup.id_tag)
 		return false;	/* a device id, or none: BATCH answers */
-	if ((op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY) ||
-	    op->cookie || op->period_ns || op->clock ||
-	    (op->op == HWTIMER_OP_CANCEL && (op->flags || op->deadline_ns)) ||
-	    (op->flags & ~HWTIMER_ARM_ABS))
+	if (op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY)
 		return false;
 	if (!ring_mine(r)) {
 		/* A child of fork(): the parent's rings are not its own. */
