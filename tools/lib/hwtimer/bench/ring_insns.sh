@@ -57,6 +57,16 @@ for tool in valgrind addr2line; do
 	fi
 done
 
+# An awk function: the value of hex string s ("0x..."), for both programs.
+HEXVAL='
+function hexval(s,	i, v) {
+	v = 0
+	s = tolower(substr(s, 3))
+	for (i = 1; i <= length(s); i++)
+		v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v
+}'
+
 # The raw callgrind file, $1, to records (blanks in names become _):
 #	T total		the summary
 #	S sum		the self costs, which must add up to it
@@ -64,15 +74,7 @@ done
 #	C calls address caller callee	calls made at one call site
 #	A address cost	self cost per instruction
 parse() {
-	awk '
-	function hexval(s,	i, v) {
-		v = 0
-		s = tolower(substr(s, 3))
-		for (i = 1; i <= length(s); i++)
-			v = v * 16 + index("0123456789abcdef",
-					   substr(s, i, 1)) - 1
-		return v
-	}
+	awk "$HEXVAL"'
 	function hexstr(v,	s, d) {
 		s = ""
 		do {
@@ -227,15 +229,7 @@ for v in "$@"; do
 	printf '%10s  %s\n' self function
 	awk '$1 == "A" { print $2 }' "$rec" |
 		addr2line -a -f -i -e "$prog" |
-		awk -v n="$timeouts" '
-		function hexval(s,	i, v) {
-			v = 0
-			s = tolower(substr(s, 3))
-			for (i = 1; i <= length(s); i++)
-				v = v * 16 + index("0123456789abcdef",
-						   substr(s, i, 1)) - 1
-			return v
-		}
+		awk -v n="$timeouts" "$HEXVAL"'
 		FNR == NR {
 			if ($1 == "A")
 				cost[sprintf("%.0f", hexval($2))] = $3
