@@ -81,7 +81,8 @@
 #define HWT_RING_CQ_TAIL	(5 * HWT_RING_LINE)
 #define HWT_RING_CQ_OVERFLOW	(6 * HWT_RING_LINE)
 #define HWT_RING_EV_QUEUED	(7 * HWT_RING_LINE)
-#define HWT_RING_SQES		(8 * HWT_RING_LINE)
+#define HWT_RING_SQ_CLAIM	(8 * HWT_RING_LINE)
+#define HWT_RING_SQES		(9 * HWT_RING_LINE)
 /* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
 /* In hwt_ring.link of a CANCEL: its ARM was deferred. */
@@ -106,6 +107,8 @@
  * @cq_tail: in @mem: the kernel's cq tail, published
  * @cq_overflow: in @mem: @overflow, published
  * @ev_queued: in @mem: the context's records waiting for read(), published
+ * @sq_claim: in @mem: the sq tail of the drain under way or last run,
+ *	published before it copies entries
  * @sqes: in @mem: the submission ring
  * @cqes: in @mem: the completion ring
  * @sq_entries: size of the submission ring, a power of two
@@ -146,6 +149,7 @@ struct hwt_ring {
 	u32 *cq_tail;
 	u32 *cq_overflow;
 	u32 *ev_queued;
+	u32 *sq_claim;
 	struct hwtimer_sqe *sqes;
 	struct hwtimer_event *cqes;
 	u32 sq_entries;
@@ -188,7 +192,7 @@ static bool ring_size_ok(u32 n)
 static int setup_check(const struct hwtimer_ring_setup *req)
 {
 	if (req->flags || req->resv || req->id_tag || req->ev_queued ||
-	    req->resv2 ||
+	    req->sq_claim ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
 	if (!ring_size_ok(req->sq_entries) || !ring_size_ok(req->cq_entries))
@@ -209,6 +213,7 @@ static void ring_layout(struct hwt_ring *r)
 	r->cq_tail = r->mem + HWT_RING_CQ_TAIL;
 	r->cq_overflow = r->mem + HWT_RING_CQ_OVERFLOW;
 	r->ev_queued = r->mem + HWT_RING_EV_QUEUED;
+	r->sq_claim = r->mem + HWT_RING_SQ_CLAIM;
 	r->sqes = r->mem + HWT_RING_SQES;
 	r->cqes = r->mem + cqes_offset(r->sq_entries);
 }
@@ -227,6 +232,7 @@ static void setup_answer(const struct hwt_ring *r,
 	req->cq_tail = HWT_RING_CQ_TAIL;
 	req->cq_overflow = HWT_RING_CQ_OVERFLOW;
 	req->ev_queued = HWT_RING_EV_QUEUED;
+	req->sq_claim = HWT_RING_SQ_CLAIM;
 	req->cqes = cqes_offset(r->sq_entries);
 	req->id_tag = r->id_tag;
 }
@@ -558,6 +564,8 @@ static void sqe_copy(const struct hwt_ring *r, u32 idx,
 /* Check an entry as copied. Return: 0 or -EINVAL. */
 static int sqe_check(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 {
+	if (sqe->op == HWTIMER_SQE_NOP)
+		return 0;
 	if (sqe->flags || sqe->resv || sqe->reserved ||
 	    sqe->slot >= r->nslots)
 		return -EINVAL;
@@ -651,7 +659,7 @@ static void pair_entries(struct hwt_ring *r, u32 n)
 
 	for (i = 0; i < n; i++) {
 		e = &r->win[i];
-		if (e->slot >= r->nslots)
+		if (e->slot >= r->nslots || e->op == HWTIMER_SQE_NOP)
 			continue;
 		ok = !(r->link[i] & HWT_RING_BAD);
 		p = r->last[e->slot];
@@ -680,6 +688,8 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 	int ret = r->link[i] & HWT_RING_BAD ? -EINVAL : 0;
 
 	lockdep_assert_held(&r->ctx->wqh.lock);
+	if (sqe->op == HWTIMER_SQE_NOP)
+		return 0;	/* taken back by userspace: no completion */
 	if (!ret && (r->link[i] & HWT_RING_DEFERRED)) {
 		/* Its ARM is the last the slot saw, and kept a place. */
 		r->link[i] = 0;
@@ -813,6 +823,14 @@ static u32 ring_drain(struct hwt_ring *r)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
+	/*
+	 * Claim the entries before copying them: userspace may take back an
+	 * entry at or past the claim by making it a NOP, then a full barrier,
+	 * then a load of the claim. Either it sees this claim (and leaves the
+	 * entry to the drain) or the copy below sees its NOP.
+	 */
+	WRITE_ONCE(*r->sq_claim, tail);
+	smp_mb();
 	for (i = 0; i < n; i++) {
 		sqe_copy(r, r->sq_next + i, &r->win[i]);
 		r->link[i] = sqe_check(r, &r->win[i]) ? HWT_RING_BAD : 0;

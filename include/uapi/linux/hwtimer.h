@@ -396,7 +396,14 @@ struct hwtimer_event {
  *	read() (kernel writes; saturates): while it is 0, read() has nothing
  *	to give, and a process that takes its records from the completion
  *	ring need not call it
- * @resv2: in: must be 0; out: 0
+ * @sq_claim: in: must be 0; out: offset of the __u32 claim (kernel
+ *	writes): the sq tail as a drain read it, stored before the drain
+ *	copies any entry. An entry at index i not yet consumed may be taken
+ *	back by rewriting its @op to %HWTIMER_SQE_NOP, then a full barrier,
+ *	then a load of the claim: if the claim is not past i ((__s32)(claim
+ *	- i) <= 0), no drain copied the entry before the NOP and none will
+ *	apply it; else a drain may have copied it either way. Kernels
+ *	without it answer 0.
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_ring_setup {
@@ -418,7 +425,7 @@ struct hwtimer_ring_setup {
 	__u32 cqes;
 	__u32 id_tag;
 	__u32 ev_queued;
-	__u32 resv2;
+	__u32 sq_claim;
 	__u64 reserved[3];
 };
 
@@ -426,10 +433,13 @@ struct hwtimer_ring_setup {
 #define HWTIMER_SQE_ARM			1
 #define HWTIMER_SQE_CANCEL		2
 #define HWTIMER_SQE_MODIFY		3
+#define HWTIMER_SQE_NOP			4	/* consumed, no completion */
 
 /**
  * struct hwtimer_sqe - one entry of the submission ring
- * @op: %HWTIMER_SQE_ARM, %HWTIMER_SQE_CANCEL or %HWTIMER_SQE_MODIFY
+ * @op: %HWTIMER_SQE_ARM, %HWTIMER_SQE_CANCEL, %HWTIMER_SQE_MODIFY or
+ *	%HWTIMER_SQE_NOP, which the kernel consumes whatever the other
+ *	fields hold, without a completion
  * @flags: must be 0
  * @slot: the ring timeout, below the setup's slots
  * @resv: must be 0

@@ -18,9 +18,13 @@
  *
  *	FREE --arm--> ACTIVE --its last record taken--> FREE
  *	ACTIVE --cancel--> DRAINING --the kernel's slot is idle--> FREE
+ *	ACTIVE --cancel, its ARM taken back before a drain claimed it--> FREE
  *
  * and is armed again only once FREE, so every entry that named it before
- * is ahead of the new arm in the ring, which the kernel consumes in order.
+ * is ahead of the new arm in the ring, which the kernel consumes in order
+ * (a taken-back ARM is a NOP there). A timeout cancelled before the next
+ * drain, the common fate of a request's timeout, costs its arm's entry
+ * and nothing else: no CANCEL entry, no completion.
  *
  * The answers are the library's own and match the device's: cancel and
  * modify of a one-shot whose deadline has passed say FIRED and change
@@ -79,7 +83,12 @@ enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING };
  * @deadline: absolute on CLOCK_MONOTONIC: the deadline, moved by modify
  * @gen: generation of @id
  * @next: next FREE slot
+ * @sq_pos: index of the slot's last ARM entry in the submission ring
  * @state: SLOT_*
+ * @takeback: the ARM at @sq_pos is the last entry naming the slot, so a
+ *	cancel may take it back if no drain claimed it
+ * @maybe_nop: a take-back raced a drain's claim: the kernel copied the
+ *	ARM or the NOP, and the cancel's completion tells which
  */
 struct hwt_slot {
 	uint64_t id;
@@ -87,7 +96,10 @@ struct hwt_slot {
 	uint64_t deadline;
 	uint32_t gen;
 	uint32_t next;
+	uint32_t sq_pos;
 	uint8_t state;
+	bool takeback;
+	bool maybe_nop;
 };
 
 /**
@@ -95,6 +107,7 @@ struct hwt_slot {
  * @setup: the answer of HWTIMER_IOC_RING_SETUP: sizes and offsets
  * @mem: the mapping
  * @sq_head, @sq_tail, @sq_flags, @cq_head, @cq_tail: indices in @mem
+ * @sq_claim: the kernel's claim in @mem, NULL if it publishes none
  * @sqes: the submission ring
  * @ev_queued: the kernel's count of records waiting for read()
  * @cqes: the completion ring
@@ -125,6 +138,7 @@ struct hwt_ring {
 	uint32_t *sq_head;
 	uint32_t *sq_tail;
 	uint32_t *sq_flags;
+	uint32_t *sq_claim;
 	uint32_t *cq_head;
 	uint32_t *cq_tail;
 	uint32_t *ev_queued;
@@ -169,6 +183,8 @@ static void ring_map(struct hwt_ring *r)
 	r->cq_head = (uint32_t *)(r->mem + r->setup.cq_head);
 	r->cq_tail = (uint32_t *)(r->mem + r->setup.cq_tail);
 	r->ev_queued = (uint32_t *)(r->mem + r->setup.ev_queued);
+	r->sq_claim = r->setup.sq_claim ?
+		      (uint32_t *)(r->mem + r->setup.sq_claim) : NULL;
 	r->sqes = (struct hwtimer_sqe *)(r->mem + r->setup.sqes);
 	r->cqes = (struct hwtimer_event *)(r->mem + r->setup.cqes);
 }
@@ -332,6 +348,11 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 		r->adj_armed++;
 	if (ev->cookie != s->id || s->state == SLOT_FREE)
 		return;		/* of an earlier timeout of the slot */
+	if (op == HWTIMER_SQE_ARM)
+		s->maybe_nop = false;	/* the kernel copied the ARM */
+	if (op == HWTIMER_SQE_CANCEL && s->maybe_nop &&
+	    ev->res == HWTIMER_RESULT_NOT_PENDING)
+		r->adj_armed++;		/* ... or the NOP: it never armed */
 	if (ev->res < 0 && s->state == SLOT_ACTIVE) {
 		/* An arm or a modify the wheel refused: the timeout is gone. */
 		r->lost++;
@@ -578,6 +599,7 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 	struct hwt_slot *s = &h->ring->slots[i];
 
 	/* A child of fork() has no rings: the parent re-arms its own. */
+	s->takeback = false;
 	if (ring_mine(h->ring) &&
 	    !sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
 		/* The caller armed once; the kernel counts this arm too. */
@@ -640,9 +662,52 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return false;
 	r->free_head = s->next;
 	s->state = SLOT_ACTIVE;
+	s->sq_pos = *r->sq_tail - 1;
+	s->takeback = r->sq_claim != NULL;
+	s->maybe_nop = false;
 	op->id = s->id;
 	op->status = 0;
 	op->result = 0;
+	return true;
+}
+
+/*
+ * Whether ring index @pos is at or past the kernel's claim: no drain has
+ * copied it. Free-running indices, so compared by their difference.
+ */
+static bool unclaimed(const struct hwt_ring *r, uint32_t pos)
+{
+	return (int32_t)(__atomic_load_n(r->sq_claim, __ATOMIC_RELAXED) -
+			 pos) <= 0;
+}
+
+/*
+ * Cancel ACTIVE slot @s by taking its ARM back, if no drain has claimed
+ * it: rewrite the entry to a NOP, then a full barrier, then look at the
+ * claim again (pairs with the kernel's barrier between its claim and its
+ * copy). The slot is then free at once, and neither the kernel nor the
+ * completion ring hears of the timeout. A claim that moved past the entry
+ * meanwhile leaves it unknown whether the drain copied the ARM or the
+ * NOP: the caller's CANCEL settles it.
+ * Return: whether the ARM was taken back.
+ */
+static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
+{
+	struct hwtimer_sqe *e;
+
+	if (!s->takeback || !unclaimed(r, s->sq_pos))
+		return false;
+	e = &r->sqes[s->sq_pos & (r->setup.sq_entries - 1)];
+	__atomic_store_n(&e->op, HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!unclaimed(r, s->sq_pos)) {
+		s->maybe_nop = true;
+		return false;
+	}
+	/* The kernel counts neither: the caller armed and cancelled. */
+	r->adj_armed++;
+	r->adj_cancelled++;
+	slot_free(r, s - r->slots);
 	return true;
 }
 
@@ -665,6 +730,10 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 		op->result = HWTIMER_RESULT_FIRED;
 		return;
 	}
+	if (op->op == HWTIMER_OP_CANCEL && take_back(r, s)) {
+		op->result = HWTIMER_RESULT_CANCELLED;
+		return;
+	}
 	if (op->op == HWTIMER_OP_MODIFY)
 		deadline = abs_deadline(op);
 	op->status = sq_push(h, op->op == HWTIMER_OP_CANCEL ?
@@ -672,6 +741,7 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 			     deadline, s->id);
 	if (op->status)
 		return;
+	s->takeback = false;
 	if (op->op == HWTIMER_OP_CANCEL) {
 		s->state = SLOT_DRAINING;
 		op->result = HWTIMER_RESULT_CANCELLED;

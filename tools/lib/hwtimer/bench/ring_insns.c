@@ -3,7 +3,7 @@
  * ring_insns - libhwtimer's work per timeout on the timer rings, without a
  * device: a stand-in for the kernel, to count instructions under callgrind.
  *
- *   ring_insns [-n TIMEOUTS] [-v sq1024|single] [-w]
+ *   ring_insns [-n TIMEOUTS] [-v sq1024|single[-drained]] [-w]
  *
  * The program defines ioctl(), mmap() and munmap(), which libhwtimer,
  * linked in from libhwtimer.a, calls instead of libc's, and opens
@@ -24,10 +24,14 @@
  * arms it and completes nothing (the driver completes a good ARM
  * silently); a CANCEL of an armed slot completes CANCELLED with
  * HWTIMER_EVENT_LAST, of an idle one NOT_PENDING; an ARM of an armed slot
- * completes -EBUSY, and anything else -EINVAL. Nothing expires. There is
- * no periodic drain, and NEED_WAKEUP is never set: as on the device in
+ * completes -EBUSY, a NOP nothing, and anything else -EINVAL; the drain
+ * publishes its claim first, as the driver's does. Nothing expires. There
+ * is no periodic drain, and NEED_WAKEUP is never set: as on the device in
  * steady state, the library enters the kernel only when its submission
- * ring is full or it has no free slot.
+ * ring is full or it has no free slot. So every cancel finds its ARM
+ * unclaimed and takes it back, the best case; a -drained variant ENTERs
+ * between the arms and their cancels, the worst case, where every cancel
+ * is an entry and its completion.
  *
  * The workload is hwtimer_lib_bench's: TIMEOUTS (default 262144) one-shots
  * on CLOCK_MONOTONIC, 10 s away, armed and cancelled 1024 at a time. -v
@@ -40,8 +44,9 @@
  *
  * It runs the workload once to warm up, then again in measured(), the
  * function to give callgrind's --toggle-collect, and prints
- * "VARIANT timeouts N enters E entries S" for the measured run: its
- * timeouts, the ENTERs it made and the entries the stand-in consumed.
+ * "VARIANT timeouts N enters E entries S nops P" for the measured run:
+ * its timeouts, the ENTERs it made, the entries the stand-in consumed and
+ * how many of them were NOPs.
  * With -w it warms up only (N is then 0): callgrind counts calls made
  * while it does not collect costs, so the calls of the measured run are
  * those of a run less those of a warm-up alone.
@@ -80,7 +85,8 @@
 #define OFF_CQ_TAIL	(5 * LINE)
 #define OFF_CQ_OVERFLOW	(6 * LINE)
 #define OFF_EV_QUEUED	(7 * LINE)
-#define OFF_SQES	(8 * LINE)
+#define OFF_SQ_CLAIM	(8 * LINE)
+#define OFF_SQES	(9 * LINE)
 
 /**
  * struct fake_kernel - the stand-in's state: one context's rings
@@ -88,6 +94,7 @@
  * @setup: the setup as answered
  * @mem: the shared region, NULL before setup and after munmap()
  * @sq_head, @sq_tail, @cq_head, @cq_tail: indices in @mem
+ * @sq_claim: the claim in @mem
  * @sqes: the submission ring
  * @cqes: the completion ring
  * @armed: per slot, whether it is armed
@@ -96,6 +103,7 @@
  * @enters: HWTIMER_IOC_ENTER calls
  * @entries: entries consumed
  * @refused: entries completed with an error, and sq tails skipped
+ * @nops: NOP entries consumed: ARMs the library took back
  */
 struct fake_kernel {
 	int fd;
@@ -103,6 +111,7 @@ struct fake_kernel {
 	char *mem;
 	uint32_t *sq_head;
 	uint32_t *sq_tail;
+	uint32_t *sq_claim;
 	uint32_t *cq_head;
 	uint32_t *cq_tail;
 	struct hwtimer_sqe *sqes;
@@ -113,6 +122,7 @@ struct fake_kernel {
 	uint64_t enters;
 	uint64_t entries;
 	uint64_t refused;
+	uint64_t nops;
 };
 
 static struct fake_kernel fk = { .fd = -1 };
@@ -160,7 +170,7 @@ static long fake_ring_setup(int fd, struct hwtimer_ring_setup *req)
 	void *mem;
 
 	if (req->flags || req->resv || req->id_tag || req->ev_queued ||
-	    req->resv2 || !words_zero(req->reserved, 3))
+	    req->sq_claim || !words_zero(req->reserved, 3))
 		return -EINVAL;
 	if (!pow2_ok(req->sq_entries) || !pow2_ok(req->cq_entries))
 		return -EINVAL;
@@ -191,6 +201,7 @@ static long fake_ring_setup(int fd, struct hwtimer_ring_setup *req)
 	req->cq_tail = OFF_CQ_TAIL;
 	req->cq_overflow = OFF_CQ_OVERFLOW;
 	req->ev_queued = OFF_EV_QUEUED;
+	req->sq_claim = OFF_SQ_CLAIM;
 	req->cqes = cqes;
 	req->id_tag = FAKE_ID_TAG;
 	fk.fd = fd;
@@ -198,6 +209,7 @@ static long fake_ring_setup(int fd, struct hwtimer_ring_setup *req)
 	fk.mem = mem;
 	fk.sq_head = (uint32_t *)(fk.mem + OFF_SQ_HEAD);
 	fk.sq_tail = (uint32_t *)(fk.mem + OFF_SQ_TAIL);
+	fk.sq_claim = (uint32_t *)(fk.mem + OFF_SQ_CLAIM);
 	fk.cq_head = (uint32_t *)(fk.mem + OFF_CQ_HEAD);
 	fk.cq_tail = (uint32_t *)(fk.mem + OFF_CQ_TAIL);
 	fk.sqes = (struct hwtimer_sqe *)(fk.mem + OFF_SQES);
@@ -241,6 +253,10 @@ static void fake_complete(const struct hwtimer_sqe *sqe, int64_t res,
 /* Apply entry @sqe, copied from the ring. */
 static void fake_sqe(const struct hwtimer_sqe *sqe)
 {
+	if (sqe->op == HWTIMER_SQE_NOP) {
+		fk.nops++;
+		return;
+	}
 	if (sqe->flags || sqe->resv || sqe->reserved || sqe->period_ns ||
 	    sqe->slot >= fk.setup.slots) {
 		fake_complete(sqe, -EINVAL, false);
@@ -287,6 +303,9 @@ static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 		__atomic_store_n(fk.sq_head, fk.sq_next, __ATOMIC_RELEASE);
 		return 0;
 	}
+	/* Claimed before copied: pairs with the library's take-back. */
+	__atomic_store_n(fk.sq_claim, tail, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < n && fake_cq_space(); i++) {
 		sqe = fk.sqes[(fk.sq_next + i) & (fk.setup.sq_entries - 1)];
 		fake_sqe(&sqe);
@@ -362,6 +381,20 @@ int munmap(void *addr, size_t len)
 
 enum variant { SQ1024, SINGLE };
 
+/*
+ * -drained variants: the workload ENTERs between its arms and their
+ * cancels, as a worker's drain would, so no cancel can take its ARM back.
+ */
+static bool drained;
+
+static void drain(struct hwtimer *h)
+{
+	struct hwtimer_ring_enter e = { 0 };
+
+	if (drained && ioctl(hwtimer_fd(h), HWTIMER_IOC_ENTER, &e) < 0)
+		die("ENTER", errno);
+}
+
 static void check_arm(uint64_t id, int status)
 {
 	if (status)
@@ -397,6 +430,7 @@ static void run_sq(struct hwtimer *h, uint64_t n)
 			die("submit of arms", r < 0 ? -r : EIO);
 		for (i = 0; i < CHUNK; i++)
 			check_arm(res[i].id, res[i].status);
+		drain(h);
 		for (i = 0; i < CHUNK; i++) {
 			r = hwtimer_prep_cancel(h, res[i].id, &res[i]);
 			if (r)
@@ -423,6 +457,7 @@ static void run_single(struct hwtimer *h, uint64_t n)
 					&ids[i]);
 			check_arm(ids[i], r);
 		}
+		drain(h);
 		for (i = 0; i < CHUNK; i++) {
 			r = hwtimer_cancel(h, ids[i]);
 			check_cancel(r < 0 ? r : 0, r < 0 ? 0 : r);
@@ -436,6 +471,19 @@ static void run(enum variant v, struct hwtimer *h, uint64_t n)
 		run_sq(h, n);
 	else
 		run_single(h, n);
+}
+
+/* VARIANT of -v: sq1024 or single, with or without -drained. */
+static bool parse_variant(const char *arg, enum variant *v)
+{
+	if (!strncmp(arg, "sq1024", 6))
+		*v = SQ1024;
+	else if (!strncmp(arg, "single", 6))
+		*v = SINGLE;
+	else
+		return false;
+	drained = !strcmp(arg + 6, "-drained");
+	return drained || !arg[6];
 }
 
 /*
@@ -453,8 +501,9 @@ __attribute__((noinline)) void measured(enum variant v, struct hwtimer *h,
 int main(int argc, char **argv)
 {
 	static const char * const names[] = { "sq1024", "single" };
+	static const char * const suffix[] = { "", "-drained" };
 	enum variant v = SQ1024;
-	uint64_t n = 262144, enters, entries;
+	uint64_t n = 262144, enters, entries, nops;
 	bool warm_only = false;
 	struct hwtimer *h;
 	int c, r;
@@ -464,17 +513,13 @@ int main(int argc, char **argv)
 			n = strtoull(optarg, NULL, 0);
 		else if (c == 'w')
 			warm_only = true;
-		else if (c == 'v' && !strcmp(optarg, "sq1024"))
-			v = SQ1024;
-		else if (c == 'v' && !strcmp(optarg, "single"))
-			v = SINGLE;
-		else
+		else if (c != 'v' || !parse_variant(optarg, &v))
 			n = 0;
 	}
 	n -= n % CHUNK;
 	if (!n || optind != argc) {
 		fprintf(stderr, "usage: %s [-n TIMEOUTS (a multiple of %d)]\n"
-			"\t[-v sq1024|single] [-w]\n", argv[0], CHUNK);
+			"\t[-v sq1024|single[-drained]] [-w]\n", argv[0], CHUNK);
 		return 2;
 	}
 	/* The library would keep off the rings. */
@@ -489,18 +534,21 @@ int main(int argc, char **argv)
 	run(v, h, n);
 	enters = fk.enters;
 	entries = fk.entries;
+	nops = fk.nops;
 	if (!warm_only)
 		measured(v, h, n);
 	enters = fk.enters - enters;
 	entries = fk.entries - entries;
+	nops = fk.nops - nops;
 	if (fk.refused)
 		die("the stand-in refused entries", EIO);
 	hwtimer_close(h);
 	if (fk.mem)
 		die("the rings were not unmapped", EIO);
-	printf("%s timeouts %llu enters %llu entries %llu\n", names[v],
+	printf("%s%s timeouts %llu enters %llu entries %llu nops %llu\n",
+	       names[v], suffix[drained],
 	       warm_only ? 0ULL : (unsigned long long)n,
 	       (unsigned long long)enters,
-	       (unsigned long long)entries);
+	       (unsigned long long)entries, (unsigned long long)nops);
 	return 0;
 }

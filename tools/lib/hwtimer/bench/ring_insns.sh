@@ -7,7 +7,7 @@
 #
 #   ring_insns.sh [-n TIMEOUTS] [-t TOP] PROGRAM OUTDIR VARIANT...
 #
-# For each VARIANT (sq1024, single), callgrind counts the measured run of
+# For each VARIANT (sq1024, single, and either -drained), callgrind counts the measured run of
 # PROGRAM (--toggle-collect=measured, after its warm-up) into
 # OUTDIR/callgrind.ring_insns.VARIANT. Callgrind counts calls where it
 # collects no costs too: so it also counts every cost and call of a
@@ -173,7 +173,7 @@ for v in "$@"; do
 	res=$(callgrind "$cg" --collect-atstart=no --toggle-collect=measured \
 		"$prog" -n "$n" -v "$v")
 	callgrind "$cg.warmup" "$prog" -n "$n" -v "$v" -w >/dev/null
-	# "VARIANT timeouts N enters E entries S"
+	# "VARIANT timeouts N enters E entries S nops P"
 	timeouts=$(echo "$res" | awk '{ print $3 }')
 	# The warm-up's call sites, then the run's records; F gets the calls
 	# of the function: F self incl calls file:function.

@@ -3348,6 +3348,7 @@ struct ring {
 	uint32_t *cq_tail;
 	uint32_t *cq_overflow;
 	uint32_t *ev_queued;
+	uint32_t *sq_claim;
 	struct hwtimer_sqe *sqes;
 	struct hwtimer_event *cqes;
 };
@@ -3390,6 +3391,7 @@ static int ring_mmap(int fd, struct ring *r)
 	r->cq_tail = (uint32_t *)(m + r->s.cq_tail);
 	r->cq_overflow = (uint32_t *)(m + r->s.cq_overflow);
 	r->ev_queued = (uint32_t *)(m + r->s.ev_queued);
+	r->sq_claim = (uint32_t *)(m + r->s.sq_claim);
 	r->sqes = (struct hwtimer_sqe *)(m + r->s.sqes);
 	r->cqes = (struct hwtimer_event *)(m + r->s.cqes);
 	return 0;
@@ -3535,7 +3537,7 @@ TEST_F(ctx, ring_setup_bad)
 		offsetof(struct hwtimer_ring_setup, resv),
 		offsetof(struct hwtimer_ring_setup, id_tag),
 		offsetof(struct hwtimer_ring_setup, ev_queued),
-		offsetof(struct hwtimer_ring_setup, resv2),
+		offsetof(struct hwtimer_ring_setup, sq_claim),
 		offsetof(struct hwtimer_ring_setup, reserved[0]),
 		offsetof(struct hwtimer_ring_setup, reserved[1]),
 		offsetof(struct hwtimer_ring_setup, reserved[2]),
@@ -3581,7 +3583,7 @@ TEST_F(ctx, ring_setup_layout)
 {
 	struct hwtimer_stats_req st;
 	struct ring r;
-	uint32_t idx[8];
+	uint32_t idx[9];
 	uint64_t id;
 	int i, j;
 
@@ -3594,8 +3596,9 @@ TEST_F(ctx, ring_setup_layout)
 	idx[5] = r.s.cq_tail;
 	idx[6] = r.s.cq_overflow;
 	idx[7] = r.s.ev_queued;
+	idx[8] = r.s.sq_claim;
 	EXPECT_TRUE(r.s.map_size % getpagesize() == 0);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 9; i++) {
 		EXPECT_TRUE(idx[i] % 4 == 0);
 		EXPECT_TRUE(idx[i] + 4 <= r.s.sqes || idx[i] >= r.s.cqes +
 			    1024 * sizeof(struct hwtimer_event)) {
@@ -3609,7 +3612,7 @@ TEST_F(ctx, ring_setup_layout)
 	EXPECT_TRUE(r.s.sqes + 256 * sizeof(struct hwtimer_sqe) <= r.s.cqes);
 	EXPECT_TRUE(r.s.cqes + 1024 * sizeof(struct hwtimer_event) <=
 		    r.s.map_size);
-	EXPECT_TRUE(r.s.resv + r.s.resv2 + r.s.reserved[0] + r.s.reserved[2] == 0);
+	EXPECT_TRUE(r.s.resv + r.s.reserved[0] + r.s.reserved[2] == 0);
 	/* The slots are charged to the context at once. */
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_live == 100);
@@ -4023,6 +4026,84 @@ TEST_F(ctx, ring_bad_sqes)
 			TH_LOG("entry %d: flags %#x res %" PRId64 " cookie %"
 			       PRIu64, i, ev.flags, (int64_t)ev.res, (uint64_t)ev.cookie);
 		}
+	}
+	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
+/*
+ * Taking an entry back: an ARM rewritten to NOP before any drain claimed
+ * it is consumed without a completion and arms nothing; a NOP with
+ * garbage in every other field is consumed the same way. Each ARM is for
+ * a passed deadline, so one that a drain applied would fire at once.
+ * The periodic drain runs meanwhile: an attempt that finds its entry
+ * claimed already may go either way, and is only counted.
+ */
+TEST_F(ctx, ring_take_back)
+{
+	enum { TRIES = 50 };
+	struct hwtimer_stats_req st0, st;
+	struct hwtimer_event ev;
+	struct ring r;
+	uint32_t pos, claim;
+	int i, back = 0, fired = 0, stray = 0, applied = 0;
+	bool gone[TRIES] = { false };
+
+	ring_open(_metadata, self->fd, &r, 64, 128, RING_SLOTS);
+	ASSERT_TRUE(r.s.sq_claim != 0);
+	ASSERT_TRUE(stats(self->fd, &st0) == 0);
+	for (i = 0; i < TRIES; i++) {
+		pos = *r.sq_tail;
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
+			.deadline_ns = 1, .cookie = 1000 + i }) == 0);
+		__atomic_store_n(&r.sqes[pos & (r.s.sq_entries - 1)].op,
+				 HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		claim = __atomic_load_n(r.sq_claim, __ATOMIC_RELAXED);
+		gone[i] = (int32_t)(claim - pos) <= 0;
+		back += gone[i];
+		ring_submit(_metadata, self->fd, &r);
+		/* Whatever the slot got, it is idle before the next try. */
+		while (cq_wait(self->fd, &r, &ev, gone[i] ? 0 : WAIT_MS)) {
+			if (ev.cookie != 1000U + i)
+				stray++;
+			else if (gone[i])
+				fired++;
+			else
+				applied++;
+			if (ev.flags & HWTIMER_EVENT_LAST)
+				break;
+		}
+	}
+	EXPECT_TRUE(back > 0) {
+		TH_LOG("every entry was claimed before its NOP");
+	}
+	sleep_ms(NOFIRE_MS);
+	while (cq_pop(&r, &ev)) {
+		for (i = 0; i < TRIES; i++)
+			fired += gone[i] && ev.cookie == 1000U + i;
+	}
+	EXPECT_TRUE(fired == 0 && stray == 0) {
+		TH_LOG("%d taken-back ARMs fired, %d stray records", fired,
+		       stray);
+	}
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	/* Claimed entries the kernel copied as ARMs fired; no other armed. */
+	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == (uint64_t)applied);
+	EXPECT_TRUE(st.ctx_pending == 0);
+	/* The drain publishes the tail it read before copying. */
+	EXPECT_TRUE(__atomic_load_n(r.sq_claim, __ATOMIC_ACQUIRE) ==
+		    *r.sq_tail);
+
+	/* A NOP is consumed whatever else it holds, without a completion. */
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_NOP, .flags = 7, .slot = RING_SLOTS + 5,
+		.resv = 1, .deadline_ns = 1, .period_ns = 3,
+		.reserved = 9 }) == 0);
+	ring_submit(_metadata, self->fd, &r);
+	EXPECT_FALSE(cq_wait(self->fd, &r, &ev, NOFIRE_MS)) {
+		TH_LOG("a NOP completed: flags %#x res %" PRId64, ev.flags,
+		       (int64_t)ev.res);
 	}
 	EXPECT_TRUE(stats_pending(self->fd) == 0);
 }
