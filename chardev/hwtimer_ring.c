@@ -830,6 +830,7 @@ static u32 ring_drain(struct hwt_ring *r)
 	 * entry to the drain) or the copy below sees its NOP.
 	 */
 	WRITE_ONCE(*r->sq_claim, tail);
+	/* Pairs with userspace's barrier between its NOP and its load. */
 	smp_mb();
 	for (i = 0; i < n; i++) {
 		sqe_copy(r, r->sq_next + i, &r->win[i]);
