@@ -303,7 +303,9 @@ unsigned int hwtimer_sq_ready(const struct hwtimer *h);
  * The device gets them in one HWTIMER_IOC_BATCH per HWTIMER_BATCH_MAX ops;
  * each op's outcome goes to its struct hwtimer_result. One op failing does
  * not stop the others. A signal interrupting the batch does not lose ops:
- * the rest are passed again.
+ * the rest are passed again. On the timer rings the clock is read once
+ * per call: relative deadlines count from that reading, taken at the
+ * first op that needs it, so never from later than the op's own turn.
  * Return: the number of ops that failed (status != 0), 0 if none; a
  * negative errno if the batch call itself failed (the ops not run then
  * get that status too).
