@@ -492,16 +492,39 @@ HWT_EXPORT int hwtimer_modify(struct hwtimer *h, uint64_t id,
 
 /* ---- submission queue ---- */
 
-/* Queue @op with @res, submitting a full queue first. */
-static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
+/* Write the outcome of @op to @res, if any. */
+static void put_result(struct hwtimer_result *res,
+		       const struct hwtimer_batch_op *op)
+{
+	if (!res)
+		return;
+	res->id = op->id;
+	res->status = op->status;
+	res->result = op->result;
+}
+
+/*
+ * Queue @op with @res, submitting a full queue first. On the timer rings
+ * with nothing queued ahead of it, @op runs at once: it is an entry
+ * written to shared memory either way, and staging it to write it at
+ * submit costs more than the op itself. Its outcome is then written at
+ * once; submit kicks the kernel and counts it as one of its ops.
+ */
+static int sq_push(struct hwtimer *h, struct hwtimer_batch_op *op,
 		   struct hwtimer_result *res)
 {
 	int r;
 
-	if (h->sq_len == h->sq_size) {
+	if (h->sq_len + h->sq_direct == h->sq_size) {
 		r = hwtimer_submit(h);
 		if (r < 0)
 			return r;
+	}
+	if (!h->sq_len && h->ring && hwtimer__ring_op(h, op)) {
+		h->sq_direct++;
+		h->sq_direct_failed += op->status != 0;
+		put_result(res, op);
+		return 0;
 	}
 	h->sq[h->sq_len] = *op;
 	h->sq_res[h->sq_len] = res;
@@ -541,25 +564,24 @@ HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
 
 HWT_EXPORT unsigned int hwtimer_sq_ready(const struct hwtimer *h)
 {
-	return h->sq_len;
+	return h->sq_len + h->sq_direct;
 }
 
 HWT_EXPORT int hwtimer_submit(struct hwtimer *h)
 {
 	unsigned int i, n = h->sq_len;
-	int r, failed = 0;
+	int r, failed = h->sq_direct_failed;
 
 	h->sq_len = 0;
-	r = n ? h->be->run(h, h->sq, n) : 0;
+	if (h->sq_direct && !n)
+		r = hwtimer__ring_kick(h);
+	else
+		r = n ? h->be->run(h, h->sq, n) : 0;
+	h->sq_direct = 0;
+	h->sq_direct_failed = 0;
 	for (i = 0; i < n; i++) {
-		struct hwtimer_result *res = h->sq_res[i];
-
 		failed += h->sq[i].status != 0;
-		if (!res)
-			continue;
-		res->id = h->sq[i].id;
-		res->status = h->sq[i].status;
-		res->result = h->sq[i].result;
+		put_result(h->sq_res[i], &h->sq[i]);
 	}
 	return r ? r : failed;
 }

@@ -28,8 +28,8 @@
  *
  * The answers are the library's own and match the device's: cancel and
  * modify of a one-shot whose deadline has passed say FIRED and change
- * nothing (the kernel will fire it, or has); otherwise they say CANCELLED
- * or MODIFIED at once. Should the kernel find the one-shot fired before
+ * nothing (the kernel will fire it, or has), unless a cancel takes its
+ * ARM back; otherwise they say CANCELLED or MODIFIED at once. Should the kernel find the one-shot fired before
  * the entry reached it, the library drops that expiry (a cancelled
  * timeout's, or one whose deadline is not the modified one) and, for a
  * modify, arms the slot again for the new deadline. So no expiry comes
@@ -131,7 +131,6 @@ struct hwt_slot {
  * @lost: arms the kernel refused after the library said yes (the wheel's
  *	own limit): those timeouts never expire
  * @unkicked: entries were written since the last hwtimer__ring_kick()
- * @now: ring_now()'s reading for the submission under way, or 0
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -157,7 +156,6 @@ struct hwt_ring {
 	int64_t adj_cancelled;
 	int64_t adj_read;
 	uint64_t lost;
-	uint64_t now;
 	bool unkicked;
 };
 
@@ -288,9 +286,6 @@ int hwtimer__ring_kick(struct hwtimer *h)
 	struct hwt_ring *r = h->ring;
 	int ret = 0;
 
-	if (!r)
-		return 0;
-	r->now = 0;
 	if (!ring_mine(r))
 		return 0;
 	/* Pairs with the kernel's barrier between NEED_WAKEUP and the tail. */
@@ -629,28 +624,14 @@ static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
 	return &r->slots[idx];
 }
 
-/*
- * CLOCK_MONOTONIC now, read once for all the ops of one submission:
- * hwtimer__ring_kick(), which ends each, forgets it. Relative deadlines
- * count from the first op that needs the clock, so from no later than
- * the call itself: never early.
- */
-static uint64_t ring_now(struct hwt_ring *r)
-{
-	if (!r->now)
-		r->now = hwtimer__now(CLOCK_MONOTONIC);
-	return r->now;
-}
-
 /* Absolute deadline on CLOCK_MONOTONIC of @op, saturated. */
-static uint64_t abs_deadline(struct hwt_ring *r,
-			     const struct hwtimer_batch_op *op)
+static uint64_t abs_deadline(const struct hwtimer_batch_op *op)
 {
 	uint64_t now;
 
 	if (op->flags & HWTIMER_ARM_ABS)
 		return op->deadline_ns;
-	now = ring_now(r);
+	now = hwtimer__now(CLOCK_MONOTONIC);
 	return op->deadline_ns > UINT64_MAX - now ? UINT64_MAX :
 	       now + op->deadline_ns;
 }
@@ -676,7 +657,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
 		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
 	s->user_data = op->cookie;
-	s->deadline = abs_deadline(r, op);
+	s->deadline = abs_deadline(op);
 	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id))
 		return false;
 	r->free_head = s->next;
@@ -744,17 +725,18 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return;
 	i = s - r->slots;
 	op->status = 0;
-	if (ring_now(r) >= s->deadline) {
-		/* Due: the kernel fires it, if it has not yet. */
-		op->result = HWTIMER_RESULT_FIRED;
-		return;
-	}
+	/* No drain saw the arm: it never fires, whatever its deadline. */
 	if (op->op == HWTIMER_OP_CANCEL && take_back(r, s)) {
 		op->result = HWTIMER_RESULT_CANCELLED;
 		return;
 	}
+	if (hwtimer__now(CLOCK_MONOTONIC) >= s->deadline) {
+		/* Due: the kernel fires it, if it has not yet. */
+		op->result = HWTIMER_RESULT_FIRED;
+		return;
+	}
 	if (op->op == HWTIMER_OP_MODIFY)
-		deadline = abs_deadline(r, op);
+		deadline = abs_deadline(op);
 	op->status = sq_push(h, op->op == HWTIMER_OP_CANCEL ?
 			     HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY, i,
 			     deadline, s->id);
