@@ -29,10 +29,11 @@
  * The answers are the library's own and match the device's: cancel and
  * modify of a one-shot whose deadline has passed say FIRED and change
  * nothing (the kernel will fire it, or has), unless a cancel takes its
- * ARM back; otherwise they say CANCELLED or MODIFIED at once. Should the kernel find the one-shot fired before
- * the entry reached it, the library drops that expiry (a cancelled
- * timeout's, or one whose deadline is not the modified one) and, for a
- * modify, arms the slot again for the new deadline. So no expiry comes
+ * ARM back; otherwise they say CANCELLED or MODIFIED at once. Should the
+ * kernel find the one-shot fired before the entry reached it, the library
+ * drops that expiry (a cancelled timeout's, or one whose deadline is not
+ * the modified one) and, for a modify, arms the slot again for the new
+ * deadline. So no expiry comes
  * after CANCELLED, or before the deadline a MODIFIED moved it to.
  *
  * Records come from the completion ring, from the library's stash (records
@@ -663,7 +664,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	r->free_head = s->next;
 	s->state = SLOT_ACTIVE;
 	s->sq_pos = *r->sq_tail - 1;
-	s->takeback = r->sq_claim != NULL;
+	s->takeback = !!r->sq_claim;
 	s->maybe_nop = false;
 	op->id = s->id;
 	op->status = 0;
