@@ -2052,19 +2052,30 @@ static void ring_push_hostile(struct worker *w, struct rmap *m)
 	bump(T_RPUSH);
 }
 
-/* Garbage into an index of a hostile ring, or a word of an entry. */
+/*
+ * Garbage into an index of a hostile ring (the claim included), a word of
+ * an entry, or an entry's op made a NOP while a drain may be copying it.
+ */
 static void ring_scribble(struct worker *w, struct rmap *m)
 {
 	const struct hwtimer_ring_setup *s = &m->r->s;
 	const __u32 offs[] = {
 		s->sq_head, s->sq_tail, s->sq_flags, s->sq_dropped,
-		s->cq_head, s->cq_tail, s->cq_overflow,
+		s->cq_head, s->cq_tail, s->cq_overflow, s->sq_claim,
 	};
-	unsigned int k = below(w, ARRAY_SIZE(offs) + 2);
+	unsigned int k = below(w, ARRAY_SIZE(offs) + 3);
 	__u64 *sqes = (__u64 *)rm_sqes(m);
+	struct hwtimer_sqe *e;
 	__u32 *p, v;
 
 	bump(T_SCRIBBLE);
+	if (k == ARRAY_SIZE(offs) + 2) {
+		e = rm_sqes(m);
+		if (e)
+			__atomic_store_n(&e[below(w, s->sq_entries)].op,
+					 HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
+		return;
+	}
 	if (k >= ARRAY_SIZE(offs)) {
 		if (sqes)
 			sqes[below(w, s->sq_entries * 6)] = rnd(w);
