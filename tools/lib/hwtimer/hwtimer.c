@@ -452,7 +452,12 @@ static int make_modify(struct hwtimer_batch_op *op, uint64_t id,
 /* Run one op now. Return: its result (0 for an arm) or a negative errno. */
 static int run_one(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
-	int r = h->be->run(h, op, 1);
+	int r;
+
+	if (h->ring && hwtimer__ring_op(h, op))
+		r = hwtimer__ring_kick(h);
+	else
+		r = h->be->run(h, op, 1);
 
 	if (r)
 		return r;

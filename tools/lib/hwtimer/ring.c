@@ -131,7 +131,8 @@ struct hwt_slot {
  *	dropped (less)
  * @lost: arms the kernel refused after the library said yes (the wheel's
  *	own limit): those timeouts never expire
- * @unkicked: entries were written since the last hwtimer__ring_kick()
+ * @unkicked: entries were written since hwtimer__ring_kick() last made
+ *	sure the kernel drains them
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -287,15 +288,18 @@ int hwtimer__ring_kick(struct hwtimer *h)
 	struct hwt_ring *r = h->ring;
 	int ret = 0;
 
-	if (!ring_mine(r))
+	/* Nothing written since the kernel last saw the tail: no wake-up. */
+	if (!ring_mine(r) || !r->unkicked)
 		return 0;
 	/* Pairs with the kernel's barrier between NEED_WAKEUP and the tail. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	r->unkicked = false;
 	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
 	    HWTIMER_RING_NEED_WAKEUP)
 		ret = ring_enter(h);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;	/* the next kick tries again */
+	r->unkicked = false;
+	return 0;
 }
 
 /* ---- records ---- */
