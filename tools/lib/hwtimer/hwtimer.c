@@ -452,12 +452,16 @@ static int make_modify(struct hwtimer_batch_op *op, uint64_t id,
 /* Run one op now. Return: its result (0 for an arm) or a negative errno. */
 static int run_one(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
-	int r;
+	int r, kick;
 
-	if (h->ring && hwtimer__ring_op(h, op))
-		r = hwtimer__ring_kick(h);
-	else
+	if (h->ring) {
+		/* As dev_run_rings() for one op, without its gathering. */
+		r = hwtimer__ring_op(h, op) ? 0 : dev_batch(h, op, 1);
+		kick = hwtimer__ring_kick(h);
+		r = r ? r : kick;
+	} else {
 		r = h->be->run(h, op, 1);
+	}
 
 	if (r)
 		return r;
@@ -508,28 +512,16 @@ static void put_result(struct hwtimer_result *res,
 	res->result = op->result;
 }
 
-/*
- * Queue @op with @res, submitting a full queue first. On the timer rings
- * with nothing queued ahead of it, @op runs at once: it is an entry
- * written to shared memory either way, and staging it to write it at
- * submit costs more than the op itself. Its outcome is then written at
- * once; submit kicks the kernel and counts it as one of its ops.
- */
-static int sq_push(struct hwtimer *h, struct hwtimer_batch_op *op,
+/* Queue @op with @res, submitting a full queue first. */
+static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
 		   struct hwtimer_result *res)
 {
 	int r;
 
-	if (h->sq_len + h->sq_direct == h->sq_size) {
+	if (h->sq_len == h->sq_size) {
 		r = hwtimer_submit(h);
 		if (r < 0)
 			return r;
-	}
-	if (!h->sq_len && h->ring && hwtimer__ring_op(h, op)) {
-		h->sq_direct++;
-		h->sq_direct_failed += op->status != 0;
-		put_result(res, op);
-		return 0;
 	}
 	h->sq[h->sq_len] = *op;
 	h->sq_res[h->sq_len] = res;
@@ -569,21 +561,16 @@ HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
 
 HWT_EXPORT unsigned int hwtimer_sq_ready(const struct hwtimer *h)
 {
-	return h->sq_len + h->sq_direct;
+	return h->sq_len;
 }
 
 HWT_EXPORT int hwtimer_submit(struct hwtimer *h)
 {
 	unsigned int i, n = h->sq_len;
-	int r, failed = h->sq_direct_failed;
+	int r, failed = 0;
 
 	h->sq_len = 0;
-	if (h->sq_direct && !n)
-		r = hwtimer__ring_kick(h);
-	else
-		r = n ? h->be->run(h, h->sq, n) : 0;
-	h->sq_direct = 0;
-	h->sq_direct_failed = 0;
+	r = n ? h->be->run(h, h->sq, n) : 0;
 	for (i = 0; i < n; i++) {
 		failed += h->sq[i].status != 0;
 		put_result(h->sq_res[i], &h->sq[i]);

@@ -58,9 +58,6 @@ struct hwt_backend {
  * @sq_res: where each queued op's outcome goes (NULL: nowhere)
  * @sq_len: ops queued
  * @sq_size: room in @sq and @sq_res
- * @sq_direct: ops prepared since the last submit that the rings took at
- *	once (outcomes written already); they count as queued
- * @sq_direct_failed: how many of them failed
  * @cq_head: next record of @cq to hand out
  * @cq_tail: end of the records in @cq
  * @cq: records taken from the backend, handed out one by one
@@ -77,8 +74,6 @@ struct hwtimer {
 	struct hwtimer_result **sq_res;
 	unsigned int sq_len;
 	unsigned int sq_size;
-	unsigned int sq_direct;
-	int sq_direct_failed;
 	unsigned int cq_head;
 	unsigned int cq_tail;
 	struct hwtimer_event cq[HWT_CQ_SIZE];

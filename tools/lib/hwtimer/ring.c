@@ -133,6 +133,7 @@ struct hwt_slot {
  *	own limit): those timeouts never expire
  * @unkicked: entries were written since hwtimer__ring_kick() last made
  *	sure the kernel drains them
+ * @now: ring_now()'s reading for the ops under way, or 0
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -158,6 +159,7 @@ struct hwt_ring {
 	int64_t adj_cancelled;
 	int64_t adj_read;
 	uint64_t lost;
+	uint64_t now;
 	bool unkicked;
 };
 
@@ -288,6 +290,9 @@ int hwtimer__ring_kick(struct hwtimer *h)
 	struct hwt_ring *r = h->ring;
 	int ret = 0;
 
+	if (!r)
+		return 0;
+	r->now = 0;
 	/* Nothing written since the kernel last saw the tail: no wake-up. */
 	if (!ring_mine(r) || !r->unkicked)
 		return 0;
@@ -629,14 +634,28 @@ static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
 	return &r->slots[idx];
 }
 
+/*
+ * CLOCK_MONOTONIC now, read once for the ops of one call (a submit, or a
+ * single op): hwtimer__ring_kick(), which ends each, forgets it. Relative
+ * deadlines count from the first op that needs the clock, so from no
+ * later than the op's own turn: never early.
+ */
+static uint64_t ring_now(struct hwt_ring *r)
+{
+	if (!r->now)
+		r->now = hwtimer__now(CLOCK_MONOTONIC);
+	return r->now;
+}
+
 /* Absolute deadline on CLOCK_MONOTONIC of @op, saturated. */
-static uint64_t abs_deadline(const struct hwtimer_batch_op *op)
+static uint64_t abs_deadline(struct hwt_ring *r,
+			     const struct hwtimer_batch_op *op)
 {
 	uint64_t now;
 
 	if (op->flags & HWTIMER_ARM_ABS)
 		return op->deadline_ns;
-	now = hwtimer__now(CLOCK_MONOTONIC);
+	now = ring_now(r);
 	return op->deadline_ns > UINT64_MAX - now ? UINT64_MAX :
 	       now + op->deadline_ns;
 }
@@ -662,7 +681,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
 		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
 	s->user_data = op->cookie;
-	s->deadline = abs_deadline(op);
+	s->deadline = abs_deadline(r, op);
 	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id))
 		return false;
 	r->free_head = s->next;
@@ -735,13 +754,13 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 		op->result = HWTIMER_RESULT_CANCELLED;
 		return;
 	}
-	if (hwtimer__now(CLOCK_MONOTONIC) >= s->deadline) {
+	if (ring_now(r) >= s->deadline) {
 		/* Due: the kernel fires it, if it has not yet. */
 		op->result = HWTIMER_RESULT_FIRED;
 		return;
 	}
 	if (op->op == HWTIMER_OP_MODIFY)
-		deadline = abs_deadline(op);
+		deadline = abs_deadline(r, op);
 	op->status = sq_push(h, op->op == HWTIMER_OP_CANCEL ?
 			     HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY, i,
 			     deadline, s->id);

@@ -268,13 +268,7 @@ int hwtimer_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
  * @res: where submit writes the outcome and the id, or NULL
  *
  * A full queue is submitted first (its results written as usual), so a
- * prep never fails for lack of room. On the timer rings, an op with no
- * other queued ahead of it runs at once, as an entry in the submission
- * ring, and its outcome is written to @res at once: hwtimer_submit() then
- * only wakes the kernel if its drain stopped. It still counts in
- * hwtimer_sq_ready() and in submit's count of failed ops. A relative
- * deadline counts from the call that runs the op, so never from later
- * than the submit.
+ * prep never fails for lack of room.
  * Return: 0; -EINVAL for unknown flags (nothing queued); an error of the
  * automatic submit (the op is then not queued either).
  */
@@ -309,7 +303,9 @@ unsigned int hwtimer_sq_ready(const struct hwtimer *h);
  * The device gets them in one HWTIMER_IOC_BATCH per HWTIMER_BATCH_MAX ops;
  * each op's outcome goes to its struct hwtimer_result. One op failing does
  * not stop the others. A signal interrupting the batch does not lose ops:
- * the rest are passed again.
+ * the rest are passed again. On the timer rings the clock is read once
+ * per call: relative deadlines count from that reading, taken at the
+ * first op that needs it, so never from later than the op's own turn.
  * Return: the number of ops that failed (status != 0), 0 if none; a
  * negative errno if the batch call itself failed (the ops not run then
  * get that status too).
