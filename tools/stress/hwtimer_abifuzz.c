@@ -1868,7 +1868,8 @@ static void pick_bad_sqe(struct worker *w, struct rled *r, struct rlog *l,
 	sqe->op = HWTIMER_SQE_ARM;
 	switch (below(w, 6)) {
 	case 0:
-		sqe->op = below(w, 2) ? 0 : 4 + below(w, 200);
+		/* Past the last op: HWTIMER_SQE_NOP is good, silently. */
+		sqe->op = below(w, 2) ? 0 : HWTIMER_SQE_NOP + 1 + below(w, 200);
 		break;
 	case 1:
 		sqe->flags = 1U << below(w, 32);
