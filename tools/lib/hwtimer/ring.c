@@ -754,8 +754,12 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 		op->result = HWTIMER_RESULT_CANCELLED;
 		return;
 	}
-	if (ring_now(r) >= s->deadline) {
-		/* Due: the kernel fires it, if it has not yet. */
+	/*
+	 * Due: the kernel fires it, if it has not yet; unless a take-back
+	 * raced the drain, which may have copied the NOP: only the CANCEL's
+	 * completion tells, so it must be sent.
+	 */
+	if (!s->maybe_nop && ring_now(r) >= s->deadline) {
 		op->result = HWTIMER_RESULT_FIRED;
 		return;
 	}
