@@ -777,8 +777,16 @@ def lateness_section(md, R):
     md.append(table(["peer", "p50 (µs)", "p99 (µs)", "max (µs)", "early"],
                     [[p] + [fmt(R.get("lateness", m, p)) for m in
                             ["p50", "p99", "max"]] +
-                     [fmt(R.get("lateness", "early_all_rounds", p), 0)]
-                     for p in ["hwtimer", "timerfd"]]))
+                     [fmt(R.get("lateness", "early_all_rounds", p), 0)
+                      if p in ("hwtimer", "timerfd") else "–"]
+                     for p in ["hwtimer", "hwtimer-callback",
+                               "hwtimer-delivery", "timerfd"]
+                     if R.get("lateness", "p50", p) is not None]))
+    md.append("hwtimer-callback is when the callback ran (the record's "
+              "fire time) minus the deadline, hwtimer-delivery when the "
+              "process saw the record minus that fire time, both in "
+              "hwtimer's median round; each percentile is taken on its own, "
+              "so the two do not add up to hwtimer's.\n")
 
 
 def idle_section(md, R):

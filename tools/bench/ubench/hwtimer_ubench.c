@@ -725,6 +725,15 @@ static int cmp_s64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The p50, p99 and max of sorted @late (ns). */
+static void lat_summary(const char *peer, const int64_t *late, unsigned int n)
+{
+	emit("lateness", "p50", peer, n, late[n / 2] / 1e3, "us");
+	emit("lateness", "p99", peer, n, late[(uint64_t)n * 99 / 100] / 1e3,
+	     "us");
+	emit("lateness", "max", peer, n, late[n - 1] / 1e3, "us");
+}
+
 /* Print the summary and CDF of sorted @late (ns, negative = early). */
 static void lat_report(const char *peer, const int64_t *late, unsigned int n)
 {
@@ -732,10 +741,7 @@ static void lat_report(const char *peer, const int64_t *late, unsigned int n)
 
 	for (i = 0; i < n; i++)
 		early += late[i] < 0;
-	emit("lateness", "p50", peer, n, late[n / 2] / 1e3, "us");
-	emit("lateness", "p99", peer, n, late[(uint64_t)n * 99 / 100] / 1e3,
-	     "us");
-	emit("lateness", "max", peer, n, late[n - 1] / 1e3, "us");
+	lat_summary(peer, late, n);
 	emit("lateness", "early", peer, n, early, "count");
 	for (p = 0; p <= 1000; p += 5) {
 		i = (uint64_t)(n - 1) * p / 1000;
@@ -744,8 +750,14 @@ static void lat_report(const char *peer, const int64_t *late, unsigned int n)
 	fflush(stdout);
 }
 
-/* One hwtimer round: lateness of each timeout into @late; kernel-early count. */
-static unsigned int lat_hwtimer(const uint64_t *delay, int64_t *late)
+/*
+ * One hwtimer round: lateness of each timeout into @late, split into when
+ * its callback ran (@cb: the record's fire time minus the deadline) and
+ * how long the record then took to reach the process (@dl: seen minus
+ * fire time). Return: the kernel-early count.
+ */
+static unsigned int lat_hwtimer(const uint64_t *delay, int64_t *late,
+				int64_t *cb, int64_t *dl)
 {
 	struct hwtimer_batch_op *ops = calloc(n_lat, sizeof(*ops));
 	struct hwtimer_event ev[256];
@@ -767,6 +779,8 @@ static unsigned int lat_hwtimer(const uint64_t *delay, int64_t *late)
 			die("read /dev/hwtimer");
 		seen = now_ns();
 		for (i = 0; i < r / sizeof(ev[0]) && got < n_lat; i++) {
+			cb[got] = (int64_t)(ev[i].fire_ns - ev[i].deadline_ns);
+			dl[got] = (int64_t)(seen - ev[i].fire_ns);
 			late[got++] = (int64_t)(seen - ev[i].deadline_ns);
 			kearly += ev[i].fire_ns < ev[i].deadline_ns;
 		}
@@ -855,8 +869,9 @@ static unsigned int median_round(int64_t *const late[LAT_ROUNDS])
 static void bench_lateness(void)
 {
 	uint64_t *delay = calloc(n_lat, sizeof(*delay));
-	int64_t *hl[LAT_ROUNDS], *tl[LAT_ROUNDS];
-	unsigned int i, r, kearly = 0, hearly = 0, tearly = 0;
+	int64_t *hl[LAT_ROUNDS], *tl[LAT_ROUNDS], *cb[LAT_ROUNDS];
+	int64_t *dl[LAT_ROUNDS];
+	unsigned int i, r, m, kearly = 0, hearly = 0, tearly = 0;
 
 	if (!delay)
 		die("calloc");
@@ -865,11 +880,15 @@ static void bench_lateness(void)
 	for (r = 0; r < LAT_ROUNDS; r++) {
 		hl[r] = calloc(n_lat, sizeof(int64_t));
 		tl[r] = calloc(n_lat, sizeof(int64_t));
-		if (!hl[r] || !tl[r])
+		cb[r] = calloc(n_lat, sizeof(int64_t));
+		dl[r] = calloc(n_lat, sizeof(int64_t));
+		if (!hl[r] || !tl[r] || !cb[r] || !dl[r])
 			die("calloc");
-		kearly += lat_hwtimer(delay, hl[r]);
+		kearly += lat_hwtimer(delay, hl[r], cb[r], dl[r]);
 		lat_timerfd(delay, tl[r]);
 		qsort(hl[r], n_lat, sizeof(int64_t), cmp_s64);
+		qsort(cb[r], n_lat, sizeof(int64_t), cmp_s64);
+		qsort(dl[r], n_lat, sizeof(int64_t), cmp_s64);
 		qsort(tl[r], n_lat, sizeof(int64_t), cmp_s64);
 		for (i = 0; i < n_lat; i++) {
 			hearly += hl[r][i] < 0;
@@ -882,11 +901,16 @@ static void bench_lateness(void)
 	     hearly, "count");
 	emit("lateness", "early_all_rounds", "timerfd", n_lat * LAT_ROUNDS,
 	     tearly, "count");
-	lat_report("hwtimer", hl[median_round(hl)], n_lat);
+	m = median_round(hl);
+	lat_report("hwtimer", hl[m], n_lat);
+	lat_summary("hwtimer-callback", cb[m], n_lat);
+	lat_summary("hwtimer-delivery", dl[m], n_lat);
 	lat_report("timerfd", tl[median_round(tl)], n_lat);
 	for (r = 0; r < LAT_ROUNDS; r++) {
 		free(hl[r]);
 		free(tl[r]);
+		free(cb[r]);
+		free(dl[r]);
 	}
 	free(delay);
 }
