@@ -12,20 +12,23 @@
  *
  *   hrtimer (hard irq)              worker kthreads
  *   ------------------              ---------------
- *   count, set kicked, wake a  ->   the woken worker advances the wheel
- *   worker not in a callback,       to now, moves what is due onto the
- *   unless one that is has          ready list, re-arms the hrtimer to the
- *   been in it for less than        next occupied tick, takes timeouts off
- *   a tick (it collects when        the ready list one by one and runs
- *   it returns)                     their callbacks, re-arms periodic ones
+ *   advance the wheel to now   ->   the woken worker takes timeouts off
+ *   by up to 64 entries, move       the ready list one by one and runs
+ *   what is due onto the ready      their callbacks, re-arms periodic
+ *   list, re-arm to the next        ones; if more than 64 came due, it
+ *   occupied tick, wake a worker    advances the wheel for the rest
+ *   not in a callback, unless
+ *   one that is has been in it
+ *   for less than a tick
  *
  * The hrtimer is absolute and tickless: it is armed to the next occupied
  * tick only and moved earlier when an earlier timeout arrives. When the
  * last timeout is cancelled it is left to fire once for nothing, so an
  * arm and cancel on an idle wheel cost no hrtimer start and stop. Its
- * callback does O(workers) work and wakes one thread: like timerfd,
- * nothing is collected in interrupt context, so a tiny period cannot keep
- * a CPU in hard irq (periods shorter than a tick are refused anyway).
+ * callback collects at most 64 entries and wakes one thread, so the
+ * timeouts of an ordinary tick wait for one wake-up, not for a worker to
+ * wake and then collect, while a crowded tick keeps the CPU in hard irq
+ * no longer than 64 entries take (periods shorter than a tick are refused).
  *
  * One worker drains the ready list while its callbacks are short: two
  * workers taking turns on one list and one lock cost more per expiry than
@@ -1183,35 +1186,12 @@ static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
 }
 
 /*
- * Hard irq: count, flag, wake the worker that collects. When it wakes
- * none while another could take over, it comes back when the running
- * callback turns a tick old. O(workers).
+ * Entries the hrtimer's callback moves per fire, in hard irq: the
+ * timeouts of an ordinary tick are on the ready list before a worker
+ * wakes, while a crowded tick keeps the CPU in hard irq for no more than
+ * this many entries and leaves the rest to the worker.
  */
-static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
-{
-	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
-	u64 now = ktime_to_ns(hrtimer_cb_get_time(hrt)), back = U64_MAX;
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	struct hwtimer_worker *wk;
-
-	raw_spin_lock(&b->lock);
-	atomic64_inc(&b->hrt_fires);
-	WRITE_ONCE(b->kicked, true);
-	wk = worker_to_wake(b, now, &back);
-	/* Started again while this ran: hrt_next already says when. */
-	if (!hrtimer_is_queued(hrt)) {
-		b->hrt_next = U64_MAX;
-		if (back != U64_MAX && !b->stopped) {
-			hrtimer_set_expires(hrt, ns_to_ktime(back));
-			b->hrt_next = back;
-			ret = HRTIMER_RESTART;
-		}
-	}
-	raw_spin_unlock(&b->lock);
-	if (wk)
-		wake_up_process(wk->task);
-	return ret;
-}
+#define HWTIMER_IRQ_COLLECT	64
 
 /*
  * Entries a worker hands out or cascades per hold of the base lock: bounds
@@ -1244,14 +1224,13 @@ static bool in_deadline_order(const struct list_head *list)
 }
 
 /*
- * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
- * what is due ready in deadline order (a slot collected from a higher
- * level holds several ticks' entries in arming order). While due entries
- * are left, @b stays kicked for the next worker to come by; once none
- * are, the hrtimer is re-armed to the next occupied tick. Caller holds
- * b->lock.
+ * Advance the wheel to @now by up to @max entries and make what is due
+ * ready in deadline order (a slot collected from a higher level holds
+ * several ticks' entries in arming order). While due entries are left,
+ * @b stays kicked for a worker to go on; once none are, the hrtimer is
+ * re-armed to the next occupied tick. Caller holds b->lock.
  */
-static void collect_locked(struct hwtimer_base *b)
+static void collect_locked(struct hwtimer_base *b, u64 now, u64 max)
 {
 	LIST_HEAD(due);
 	u64 n, tick;
@@ -1259,8 +1238,7 @@ static void collect_locked(struct hwtimer_base *b)
 	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(b->kicked, false);
 	b->hrt_next = U64_MAX;
-	n = hwtimer_wc_advance_max(&b->wc, wheel_now(b->w), &due,
-				   HWTIMER_ADVANCE_BATCH);
+	n = hwtimer_wc_advance_max(&b->wc, now, &due, max);
 	if (n > 1 && !in_deadline_order(&due))
 		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &b->ready);
@@ -1271,6 +1249,33 @@ static void collect_locked(struct hwtimer_base *b)
 		else
 			program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
 	}
+}
+
+/*
+ * Hard irq: collect up to HWTIMER_IRQ_COLLECT due entries (re-arming for
+ * the next occupied tick) and wake the worker that runs them. When it
+ * wakes none while another could take over, it comes back when the
+ * running callback turns a tick old. O(workers + HWTIMER_IRQ_COLLECT).
+ */
+static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
+{
+	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
+	u64 now = ktime_to_ns(hrtimer_cb_get_time(hrt)), back = U64_MAX;
+	struct hwtimer_worker *wk = NULL;
+
+	raw_spin_lock(&b->lock);
+	atomic64_inc(&b->hrt_fires);
+	if (!b->stopped)
+		collect_locked(b, now, HWTIMER_IRQ_COLLECT);
+	if (!list_empty(&b->ready) || b->kicked)
+		wk = worker_to_wake(b, now, &back);
+	if (back != U64_MAX)
+		program(b, back);
+	raw_spin_unlock(&b->lock);
+	if (wk)
+		wake_up_process(wk->task);
+	/* Re-armed by program(), if at all: the core sees it queued. */
+	return HRTIMER_NORESTART;
 }
 
 /* Lateness bucket: 0 for on time, else fls64, capped at the last bucket. */
@@ -1417,7 +1422,7 @@ static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 	if (wk->cur)
 		wake = finish_locked(wk);
 	if (b->kicked)
-		collect_locked(b);
+		collect_locked(b, wheel_now(b->w), HWTIMER_ADVANCE_BATCH);
 	t = take_locked(wk);
 	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	if (wake)
