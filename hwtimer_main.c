@@ -13,9 +13,9 @@
  *   hrtimer (hard irq)              worker kthreads
  *   ------------------              ---------------
  *   advance the wheel to now   ->   the woken worker takes timeouts off
- *   by up to 64 entries, move       the ready list one by one and runs
+ *   by up to 256 entries, move      the ready list one by one and runs
  *   what is due onto the ready      their callbacks, re-arms periodic
- *   list, re-arm to the next        ones; if more than 64 came due, it
+ *   list, re-arm to the next        ones; if more than 256 came due, it
  *   occupied tick, wake a worker    advances the wheel for the rest
  *   not in a callback, unless
  *   one that is has been in it
@@ -25,10 +25,11 @@
  * tick only and moved earlier when an earlier timeout arrives. When the
  * last timeout is cancelled it is left to fire once for nothing, so an
  * arm and cancel on an idle wheel cost no hrtimer start and stop. Its
- * callback collects at most 64 entries and wakes one thread, so the
- * timeouts of an ordinary tick wait for one wake-up, not for a worker to
- * wake and then collect, while a crowded tick keeps the CPU in hard irq
- * no longer than 64 entries take (periods shorter than a tick are refused).
+ * callback collects at most 256 entries and wakes one thread, so the
+ * timeouts of a tick wait for one wake-up, not for a worker to wake and
+ * then collect, while a crowded tick keeps the CPU in hard irq no longer
+ * than a worker's batch of 256 keeps interrupts off (periods shorter than
+ * a tick are refused).
  *
  * One worker drains the ready list while its callbacks are short: two
  * workers taking turns on one list and one lock cost more per expiry than
@@ -1186,17 +1187,10 @@ static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
 }
 
 /*
- * Entries the hrtimer's callback moves per fire, in hard irq: the
- * timeouts of an ordinary tick are on the ready list before a worker
- * wakes, while a crowded tick keeps the CPU in hard irq for no more than
- * this many entries and leaves the rest to the worker.
- */
-#define HWTIMER_IRQ_COLLECT	64
-
-/*
- * Entries a worker hands out or cascades per hold of the base lock: bounds
- * how long interrupts stay off when many timeouts come due at once. Stop
- * hands back as many per hold.
+ * Entries the hrtimer's callback or a worker hands out or cascades per
+ * hold of the base lock: bounds how long interrupts stay off, and the
+ * hard irq lasts, when many timeouts come due at once. Stop hands back as
+ * many per hold.
  */
 #define HWTIMER_ADVANCE_BATCH	256
 
@@ -1252,10 +1246,10 @@ static void collect_locked(struct hwtimer_base *b, u64 now, u64 max)
 }
 
 /*
- * Hard irq: collect up to HWTIMER_IRQ_COLLECT due entries (re-arming for
+ * Hard irq: collect up to HWTIMER_ADVANCE_BATCH due entries (re-arming for
  * the next occupied tick) and wake the worker that runs them. When it
  * wakes none while another could take over, it comes back when the
- * running callback turns a tick old. O(workers + HWTIMER_IRQ_COLLECT).
+ * running callback turns a tick old. O(workers + HWTIMER_ADVANCE_BATCH).
  */
 static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 {
@@ -1266,7 +1260,7 @@ static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 	raw_spin_lock(&b->lock);
 	atomic64_inc(&b->hrt_fires);
 	if (!b->stopped)
-		collect_locked(b, now, HWTIMER_IRQ_COLLECT);
+		collect_locked(b, now, HWTIMER_ADVANCE_BATCH);
 	if (!list_empty(&b->ready) || b->kicked)
 		wk = worker_to_wake(b, now, &back);
 	if (back != U64_MAX)
