@@ -1165,7 +1165,7 @@ EXPORT_SYMBOL_GPL(hwtimer_unprocessed_pop);
  * The worker the hrtimer wakes, or NULL: the first that is not in a
  * callback, looking past those whose callback has run for a tick or more
  * (it may sleep for long). None when a callback is younger than a tick:
- * that worker collects when it returns, and @back says when to look
+ * that worker takes what is ready when it returns, and @back says when to look
  * again if a worker after it could take over. Caller holds b->lock.
  */
 static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
