@@ -25,8 +25,9 @@
 # Bounds, from what this measures on a busy 2-CPU host (several TCG guests
 # at once): loading a module with nothing armed (base) already shows
 # 12 - 24 ms sections (interrupt entry on a vCPU the host did not run for a
-# while); hwtimer's own worst, a batch of 256 handed out, was 32 ms; 250,000 pending gave 21 ms. A section proportional to what is
-# pending would walk 250,000 entries under the lock: at even 1 us an entry
+# while); hwtimer's own worst, a batch of 256 handed out, was 32 ms;
+# 250,000 pending gave 21 ms. A section proportional to what is pending
+# would walk 250,000 entries under the lock: at even 1 us an entry
 # that is 250 ms, and KASAN makes it more. So:
 #
 #   ok 1  every load succeeded: the due ones fired, the rest came back
