@@ -12,24 +12,20 @@
  *
  *   hrtimer (hard irq)              worker kthreads
  *   ------------------              ---------------
- *   advance the wheel to now   ->   the woken worker takes timeouts off
- *   by up to 256 entries, move      the ready list one by one and runs
- *   what is due onto the ready      their callbacks, re-arms periodic
- *   list, re-arm to the next        ones; if more than 256 came due, it
- *   occupied tick, wake a worker    advances the wheel for the rest
- *   not in a callback, unless
- *   one that is has been in it
- *   for less than a tick
+ *   count, set kicked, wake a  ->   the woken worker advances the wheel
+ *   worker not in a callback,       to now, moves what is due onto the
+ *   unless one that is has          ready list, re-arms the hrtimer to the
+ *   been in it for less than        next occupied tick, takes timeouts off
+ *   a tick (it collects when        the ready list one by one and runs
+ *   it returns)                     their callbacks, re-arms periodic ones
  *
  * The hrtimer is absolute and tickless: it is armed to the next occupied
  * tick only and moved earlier when an earlier timeout arrives. When the
  * last timeout is cancelled it is left to fire once for nothing, so an
  * arm and cancel on an idle wheel cost no hrtimer start and stop. Its
- * callback collects at most 256 entries and wakes one thread, so the
- * timeouts of a tick wait for one wake-up, not for a worker to wake and
- * then collect, while a crowded tick keeps the CPU in hard irq no longer
- * than a worker's batch of 256 keeps interrupts off (periods shorter than
- * a tick are refused).
+ * callback does O(workers) work and wakes one thread: like timerfd,
+ * nothing is collected in interrupt context, so a tiny period cannot keep
+ * a CPU in hard irq (periods shorter than a tick are refused anyway).
  *
  * One worker drains the ready list while its callbacks are short: two
  * workers taking turns on one list and one lock cost more per expiry than
@@ -1165,7 +1161,7 @@ EXPORT_SYMBOL_GPL(hwtimer_unprocessed_pop);
  * The worker the hrtimer wakes, or NULL: the first that is not in a
  * callback, looking past those whose callback has run for a tick or more
  * (it may sleep for long). None when a callback is younger than a tick:
- * that worker takes what is ready when it returns, and @back says when to look
+ * that worker collects when it returns, and @back says when to look
  * again if a worker after it could take over. Caller holds b->lock.
  */
 static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
@@ -1187,10 +1183,40 @@ static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
 }
 
 /*
- * Entries the hrtimer's callback or a worker hands out or cascades per
- * hold of the base lock: bounds how long interrupts stay off, and the
- * hard irq lasts, when many timeouts come due at once. Stop hands back as
- * many per hold.
+ * Hard irq: count, flag, wake the worker that collects. When it wakes
+ * none while another could take over, it comes back when the running
+ * callback turns a tick old. O(workers).
+ */
+static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
+{
+	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
+	u64 now = ktime_to_ns(hrtimer_cb_get_time(hrt)), back = U64_MAX;
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct hwtimer_worker *wk;
+
+	raw_spin_lock(&b->lock);
+	atomic64_inc(&b->hrt_fires);
+	WRITE_ONCE(b->kicked, true);
+	wk = worker_to_wake(b, now, &back);
+	/* Started again while this ran: hrt_next already says when. */
+	if (!hrtimer_is_queued(hrt)) {
+		b->hrt_next = U64_MAX;
+		if (back != U64_MAX && !b->stopped) {
+			hrtimer_set_expires(hrt, ns_to_ktime(back));
+			b->hrt_next = back;
+			ret = HRTIMER_RESTART;
+		}
+	}
+	raw_spin_unlock(&b->lock);
+	if (wk)
+		wake_up_process(wk->task);
+	return ret;
+}
+
+/*
+ * Entries a worker hands out or cascades per hold of the base lock: bounds
+ * how long interrupts stay off when many timeouts come due at once. Stop
+ * hands back as many per hold.
  */
 #define HWTIMER_ADVANCE_BATCH	256
 
@@ -1218,13 +1244,14 @@ static bool in_deadline_order(const struct list_head *list)
 }
 
 /*
- * Advance the wheel to @now by up to @max entries and make what is due
- * ready in deadline order (a slot collected from a higher level holds
- * several ticks' entries in arming order). While due entries are left,
- * @b stays kicked for a worker to go on; once none are, the hrtimer is
- * re-armed to the next occupied tick. Caller holds b->lock.
+ * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
+ * what is due ready in deadline order (a slot collected from a higher
+ * level holds several ticks' entries in arming order). While due entries
+ * are left, @b stays kicked for the next worker to come by; once none
+ * are, the hrtimer is re-armed to the next occupied tick. Caller holds
+ * b->lock.
  */
-static void collect_locked(struct hwtimer_base *b, u64 now, u64 max)
+static void collect_locked(struct hwtimer_base *b)
 {
 	LIST_HEAD(due);
 	u64 n, tick;
@@ -1232,7 +1259,8 @@ static void collect_locked(struct hwtimer_base *b, u64 now, u64 max)
 	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(b->kicked, false);
 	b->hrt_next = U64_MAX;
-	n = hwtimer_wc_advance_max(&b->wc, now, &due, max);
+	n = hwtimer_wc_advance_max(&b->wc, wheel_now(b->w), &due,
+				   HWTIMER_ADVANCE_BATCH);
 	if (n > 1 && !in_deadline_order(&due))
 		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &b->ready);
@@ -1243,33 +1271,6 @@ static void collect_locked(struct hwtimer_base *b, u64 now, u64 max)
 		else
 			program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
 	}
-}
-
-/*
- * Hard irq: collect up to HWTIMER_ADVANCE_BATCH due entries (re-arming for
- * the next occupied tick) and wake the worker that runs them. When it
- * wakes none while another could take over, it comes back when the
- * running callback turns a tick old. O(workers + HWTIMER_ADVANCE_BATCH).
- */
-static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
-{
-	struct hwtimer_base *b = container_of(hrt, struct hwtimer_base, hrt);
-	u64 now = ktime_to_ns(hrtimer_cb_get_time(hrt)), back = U64_MAX;
-	struct hwtimer_worker *wk = NULL;
-
-	raw_spin_lock(&b->lock);
-	atomic64_inc(&b->hrt_fires);
-	if (!b->stopped)
-		collect_locked(b, now, HWTIMER_ADVANCE_BATCH);
-	if (!list_empty(&b->ready) || b->kicked)
-		wk = worker_to_wake(b, now, &back);
-	if (back != U64_MAX)
-		program(b, back);
-	raw_spin_unlock(&b->lock);
-	if (wk)
-		wake_up_process(wk->task);
-	/* Re-armed by program(), if at all: the core sees it queued. */
-	return HRTIMER_NORESTART;
 }
 
 /* Lateness bucket: 0 for on time, else fls64, capped at the last bucket. */
@@ -1416,7 +1417,7 @@ static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 	if (wk->cur)
 		wake = finish_locked(wk);
 	if (b->kicked)
-		collect_locked(b, wheel_now(b->w), HWTIMER_ADVANCE_BATCH);
+		collect_locked(b);
 	t = take_locked(wk);
 	raw_spin_unlock_irqrestore(&b->lock, irqflags);
 	if (wake)

@@ -2,10 +2,9 @@
 /*
  * Loads hwtimer with many pending timeouts so that the irqsoff tracer can
  * show how long hwtimer keeps interrupts off: the wheel lock is a raw
- * spinlock taken with interrupts saved, and the hrtimer callback, the
- * workers, stop and destroy bound the work per hold
- * (HWTIMER_ADVANCE_BATCH entries), so the longest section must not grow
- * with the number of pending timeouts.
+ * spinlock taken with interrupts saved, and the tick thread, stop and
+ * destroy bound the work per hold (HWTIMER_ADVANCE_BATCH entries), so the
+ * longest section must not grow with the number of pending timeouts.
  * tools/vm/guest.d/46-irqsoff.sh loads it with count=25000 and with
  * count=250000 (1,000,000, the default, takes minutes to arm in a KASAN
  * guest under TCG) and compares the tracer's tracing_max_latency.

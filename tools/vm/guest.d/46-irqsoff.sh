@@ -15,8 +15,8 @@
 # Each prints "# irqsoff NAME: MAX us, start -> end in TASK, WHERE" (WHERE
 # is "hwtimer" when the task or stack is hwtimer's) and the stack it ended
 # in. The wheel lock is held for at most HWTIMER_ADVANCE_BATCH (256)
-# entries at a time by the hrtimer callback, the workers, stop and
-# destroy, so the worst section must not grow with what is pending.
+# entries at a time by the tick thread, stop and destroy, so the worst
+# section must not grow with what is pending.
 #
 # Counts: 25,000 and 250,000, not 100,000 and 1,000,000: under TCG with
 # KASAN, lockdep and the tracer an arm costs about 150 us, so 1,000,000
@@ -25,9 +25,9 @@
 # Bounds, from what this measures on a busy 2-CPU host (several TCG guests
 # at once): loading a module with nothing armed (base) already shows
 # 12 - 24 ms sections (interrupt entry on a vCPU the host did not run for a
-# while); hwtimer's own worst, a batch of 256 handed out, was 32 ms;
-# 250,000 pending gave 21 ms. A section proportional to what is pending
-# would walk 250,000 entries under the lock: at even 1 us an entry
+# while); hwtimer's own worst, the tick thread handing out a batch of 256,
+# was 32 ms; 250,000 pending gave 21 ms. A section proportional to what is
+# pending would walk 250,000 entries under the lock: at even 1 us an entry
 # that is 250 ms, and KASAN makes it more. So:
 #
 #   ok 1  every load succeeded: the due ones fired, the rest came back
