@@ -541,8 +541,8 @@ static void program(struct hwtimer_base *b, u64 ns)
  * @t now waits in the wheel for @deadline: make the hrtimer fire by the
  * start of the deadline's (rounded up) tick. Caller holds b->lock.
  */
-static void queued_for(struct hwtimer_base *b, struct hwtimer_timeout *t,
-		       u64 deadline)
+static __always_inline void queued_for(struct hwtimer_base *b,
+				       struct hwtimer_timeout *t, u64 deadline)
 {
 	if (deadline < b->hrt_next) {
 		u64 tick = hwtimer_wc_ns_to_tick(&b->wc, deadline);
@@ -556,8 +556,8 @@ static void queued_for(struct hwtimer_base *b, struct hwtimer_timeout *t,
  * Put idle, pinned @t into the wheel for @deadline; a run in progress
  * stays recorded. Caller holds b->lock.
  */
-static void enqueue(struct hwtimer_base *b, struct hwtimer_timeout *t,
-		    u64 deadline)
+static __always_inline void enqueue(struct hwtimer_base *b,
+				    struct hwtimer_timeout *t, u64 deadline)
 {
 	struct hwtimer_worker *wk;
 
@@ -577,7 +577,8 @@ static void enqueue(struct hwtimer_base *b, struct hwtimer_timeout *t,
  * wheel: it fires once for nothing, cheaper than a stop and a restart.
  * Caller holds b->lock.
  */
-static void dequeue(struct hwtimer_base *b, struct hwtimer_timeout *t)
+static __always_inline void dequeue(struct hwtimer_base *b,
+				    struct hwtimer_timeout *t)
 {
 	struct hwtimer_worker *wk = running_on(b, t);
 
@@ -613,8 +614,9 @@ static u64 abs_deadline(struct hwtimer_wheel *w, u64 expires, u32 flags)
  * running periodic callback still holds), pin the owner (unless a running
  * callback already holds the pin), enqueue. Caller holds b->lock.
  */
-static int start(struct hwtimer_base *b, struct hwtimer_timeout *t,
-		 u64 deadline, u64 period)
+static __always_inline int start(struct hwtimer_base *b,
+				 struct hwtimer_timeout *t, u64 deadline,
+				 u64 period)
 {
 	struct hwtimer_worker *wk = running_on(b, t);
 
@@ -638,48 +640,53 @@ static int start(struct hwtimer_base *b, struct hwtimer_timeout *t,
 	return 0;
 }
 
-/* The live base with id @id, or NULL. Caller is in an RCU read section. */
+/*
+ * The live base with id @id, or NULL. Caller has interrupts off, which is
+ * an RCU read-side section: the table and the bases are freed by
+ * kvfree_rcu(), whose grace period waits for it.
+ */
 static struct hwtimer_base *base_lookup(u64 id)
 {
-	struct hwtimer_base_tab *tab = rcu_dereference(hwtimer_base_tab);
+	struct hwtimer_base_tab *tab = rcu_dereference_sched(hwtimer_base_tab);
 	struct hwtimer_base *b;
 	u32 idx = (u32)id;
 
 	if (!id || !tab || idx >= tab->size)
 		return NULL;
-	b = rcu_dereference(tab->b[idx]);
+	b = rcu_dereference_sched(tab->b[idx]);
 	return b && READ_ONCE(b->id) == id ? b : NULL;
 }
 
 /*
  * Lock the base @t was last armed on, coping with a concurrent move to
- * another base. Return: the locked base, or NULL if @t was never armed
+ * another base. Interrupts go off first, so the lookup needs no RCU read
+ * lock of its own. Return: the locked base, or NULL if @t was never armed
  * or its wheel is destroyed.
  */
-static struct hwtimer_base *lock_timeout(struct hwtimer_timeout *t,
-					 unsigned long *flags)
+static __always_inline struct hwtimer_base *
+lock_timeout(struct hwtimer_timeout *t, unsigned long *flags)
 {
 	struct hwtimer_base *b;
 	u64 id;
 
-	rcu_read_lock();
+	local_irq_save(*flags);
 	for (;;) {
 		id = READ_ONCE(t->wheel_id);
 		b = base_lookup(id);
 		if (!b)
 			break;
-		raw_spin_lock_irqsave(&b->lock, *flags);
+		raw_spin_lock(&b->lock);
 		if (unlikely(b->dead)) {
-			raw_spin_unlock_irqrestore(&b->lock, *flags);
+			raw_spin_unlock(&b->lock);
 			b = NULL;
 			break;
 		}
 		if (likely(READ_ONCE(t->wheel_id) == id))
-			break;
-		raw_spin_unlock_irqrestore(&b->lock, *flags);
+			return b;
+		raw_spin_unlock(&b->lock);
 	}
-	rcu_read_unlock();
-	return b;
+	local_irq_restore(*flags);
+	return NULL;
 }
 
 /* Is @t on a list handed back by stop, not popped yet? Lockless. */
@@ -902,7 +909,8 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
 /* Cancel @t on @b. Caller holds b->lock. */
-static int cancel_locked(struct hwtimer_base *b, struct hwtimer_timeout *t)
+static __always_inline int cancel_locked(struct hwtimer_base *b,
+					 struct hwtimer_timeout *t)
 {
 	struct hwtimer_worker *wk = running_on(b, t);
 	int ret = HWTIMER_NOT_PENDING;
