@@ -782,11 +782,12 @@ def lateness_section(md, R):
                      for p in ["hwtimer", "hwtimer-callback",
                                "hwtimer-delivery", "timerfd"]
                      if R.get("lateness", "p50", p) is not None]))
-    md.append("hwtimer-callback is when the callback ran (the record's "
-              "fire time) minus the deadline, hwtimer-delivery when the "
-              "process saw the record minus that fire time, both in "
-              "hwtimer's median round; each percentile is taken on its own, "
-              "so the two do not add up to hwtimer's.\n")
+    if R.get("lateness", "p50", "hwtimer-callback") is not None:
+        md.append("hwtimer-callback is when the callback ran (the record's "
+                  "fire time) minus the deadline, hwtimer-delivery when the "
+                  "process saw the record minus that fire time, both in "
+                  "hwtimer's median round; each percentile is taken on its "
+                  "own, so the two do not add up to hwtimer's.\n")
 
 
 def idle_section(md, R):
