@@ -820,7 +820,30 @@ void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 	st->ctx_queued += r->stash_len - r->stash_head;
 }
 
+/*
+ * Have the kernel consume every entry written so far and take the
+ * completions it made: the library's adjustments of the counts (a cancel
+ * it answered CANCELLED that the kernel found fired, an arm the kernel
+ * refused) are made only as their completions are taken. Expiries taken
+ * meanwhile wait in the stash. An expiry that makes the library arm a
+ * slot again writes an entry, so this goes round until the ring is empty.
+ */
 int hwtimer__ring_flush(struct hwtimer *h)
 {
-	return ring_mine(h->ring) ? ring_enter(h) : 0;
+	struct hwt_ring *r = h->ring;
+	int tries, ret;
+
+	if (!ring_mine(r))
+		return 0;
+	for (tries = 0; tries < RING_FULL_TRIES; tries++) {
+		ret = ring_enter(h);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		cq_take_all(h);
+		if (*r->sq_tail == __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE)) {
+			r->unkicked = false;
+			break;
+		}
+	}
+	return 0;
 }
