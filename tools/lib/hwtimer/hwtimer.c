@@ -473,8 +473,16 @@ HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
 			   unsigned int flags, uint64_t user_data, uint64_t *id)
 {
 	struct hwtimer_batch_op op;
-	int r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
+	int r;
 
+	/* On the rings: no op to fill and dispatch. */
+	if (h->ring) {
+		r = hwtimer__ring_arm(h, clock, deadline_ns, period_ns, flags,
+				      user_data, id);
+		if (r != HWT_RING_PASS)
+			return r;
+	}
+	r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
 	if (!r)
 		r = run_one(h, &op);
 	if (!r && id)
@@ -485,7 +493,13 @@ HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
 HWT_EXPORT int hwtimer_cancel(struct hwtimer *h, uint64_t id)
 {
 	struct hwtimer_batch_op op;
+	int r;
 
+	if (h->ring) {
+		r = hwtimer__ring_cancel(h, id);
+		if (r != HWT_RING_PASS)
+			return r;
+	}
 	make_cancel(&op, id);
 	return run_one(h, &op);
 }

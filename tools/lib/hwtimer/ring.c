@@ -285,16 +285,15 @@ static int ring_enter(struct hwtimer *h)
 	return n < 0 ? -errno : n;
 }
 
-int hwtimer__ring_kick(struct hwtimer *h)
+/* hwtimer__ring_kick() on rings of this process. */
+static inline int ring_kick_mine(struct hwtimer *h)
 {
 	struct hwt_ring *r = h->ring;
 	int ret = 0;
 
-	if (!r)
-		return 0;
 	r->now = 0;
 	/* Nothing written since the kernel last saw the tail: no wake-up. */
-	if (!ring_mine(r) || !r->unkicked)
+	if (!r->unkicked)
 		return 0;
 	/* Pairs with the kernel's barrier between NEED_WAKEUP and the tail. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -305,6 +304,19 @@ int hwtimer__ring_kick(struct hwtimer *h)
 		return ret;	/* the next kick tries again */
 	r->unkicked = false;
 	return 0;
+}
+
+int hwtimer__ring_kick(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+
+	if (!r)
+		return 0;
+	if (!ring_mine(r)) {
+		r->now = 0;
+		return 0;
+	}
+	return ring_kick_mine(h);
 }
 
 /* ---- records ---- */
@@ -647,48 +659,66 @@ static uint64_t ring_now(struct hwt_ring *r)
 	return r->now;
 }
 
-/* Absolute deadline on CLOCK_MONOTONIC of @op, saturated. */
-static uint64_t abs_deadline(struct hwt_ring *r,
-			     const struct hwtimer_batch_op *op)
+/* Absolute deadline on CLOCK_MONOTONIC of @deadline with @flags, saturated. */
+static inline uint64_t abs_of(struct hwt_ring *r, uint64_t deadline,
+			      unsigned int flags)
 {
 	uint64_t now;
 
-	if (op->flags & HWTIMER_ARM_ABS)
-		return op->deadline_ns;
+	if (flags & HWTIMER_ARM_ABS)
+		return deadline;
 	now = ring_now(r);
-	return op->deadline_ns > UINT64_MAX - now ? UINT64_MAX :
-	       now + op->deadline_ns;
+	return deadline > UINT64_MAX - now ? UINT64_MAX : now + deadline;
+}
+
+/*
+ * Serve a one-shot at @deadline with @flags from the first FREE slot,
+ * which the caller found there: write its ARM. Return: the slot, ACTIVE,
+ * or NULL if the submission ring stayed full (the slot stays FREE).
+ */
+static inline struct hwt_slot *slot_arm(struct hwtimer *h, uint64_t deadline,
+					unsigned int flags, uint64_t user_data)
+{
+	struct hwt_ring *r = h->ring;
+	uint32_t i = r->free_head;
+	struct hwt_slot *s = &r->slots[i];
+
+	s->gen = (s->gen + 1) & RING_GEN_MASK;
+	if (!s->gen)
+		s->gen = 1;
+	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
+		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
+	s->user_data = user_data;
+	s->deadline = abs_of(r, deadline, flags);
+	/* Off the list first: making room in the ring may free slots. */
+	r->free_head = s->next;
+	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
+		slot_free(r, i);
+		return NULL;
+	}
+	s->state = SLOT_ACTIVE;
+	s->sq_pos = *r->sq_tail - 1;
+	s->takeback = !!r->sq_claim;
+	s->maybe_nop = false;
+	return s;
 }
 
 static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwt_slot *s;
-	uint32_t i;
 
 	if (op->clock != CLOCK_MONOTONIC || op->period_ns ||
 	    (op->flags & ~HWTIMER_ARM_ABS))
 		return false;	/* BATCH answers, errors included */
-	if (r->free_head == r->setup.slots)
+	if (r->free_head == r->setup.slots) {
 		slots_refill(h);
-	i = r->free_head;
-	if (i == r->setup.slots)
-		return false;	/* all in use: BATCH takes it */
-	s = &r->slots[i];
-	s->gen = (s->gen + 1) & RING_GEN_MASK;
-	if (!s->gen)
-		s->gen = 1;
-	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
-		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
-	s->user_data = op->cookie;
-	s->deadline = abs_deadline(r, op);
-	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id))
+		if (r->free_head == r->setup.slots)
+			return false;	/* all in use: BATCH takes it */
+	}
+	s = slot_arm(h, op->deadline_ns, op->flags, op->cookie);
+	if (!s)
 		return false;
-	r->free_head = s->next;
-	s->state = SLOT_ACTIVE;
-	s->sq_pos = *r->sq_tail - 1;
-	s->takeback = !!r->sq_claim;
-	s->maybe_nop = false;
 	op->id = s->id;
 	op->status = 0;
 	op->result = 0;
@@ -735,49 +765,53 @@ static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
 	return true;
 }
 
-/* Cancel or modify of ring id @op->id. */
-static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
+/*
+ * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE slot @s.
+ * Return: HWTIMER_RESULT_*, or a negative errno when the submission ring
+ * stayed full.
+ */
+static inline int slot_cancel_modify(struct hwtimer *h, struct hwt_slot *s,
+				     bool cancel, uint64_t deadline,
+				     unsigned int flags)
 {
 	struct hwt_ring *r = h->ring;
-	struct hwt_slot *s = lookup(r, op->id);
-	uint64_t deadline = 0;
-	uint32_t i;
+	int ret;
 
-	op->result = 0;
-	op->status = -ENOENT;
-	if (!s)
-		return;
-	i = s - r->slots;
-	op->status = 0;
 	/* No drain saw the arm: it never fires, whatever its deadline. */
-	if (op->op == HWTIMER_OP_CANCEL && take_back(r, s)) {
-		op->result = HWTIMER_RESULT_CANCELLED;
-		return;
-	}
+	if (cancel && take_back(r, s))
+		return HWTIMER_RESULT_CANCELLED;
 	/*
 	 * Due: the kernel fires it, if it has not yet; unless a take-back
 	 * raced the drain, which may have copied the NOP: only the CANCEL's
 	 * completion tells, so it must be sent.
 	 */
-	if (!s->maybe_nop && ring_now(r) >= s->deadline) {
-		op->result = HWTIMER_RESULT_FIRED;
-		return;
-	}
-	if (op->op == HWTIMER_OP_MODIFY)
-		deadline = abs_deadline(r, op);
-	op->status = sq_push(h, op->op == HWTIMER_OP_CANCEL ?
-			     HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY, i,
-			     deadline, s->id);
-	if (op->status)
-		return;
+	if (!s->maybe_nop && ring_now(r) >= s->deadline)
+		return HWTIMER_RESULT_FIRED;
+	deadline = cancel ? 0 : abs_of(r, deadline, flags);
+	ret = sq_push(h, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY,
+		      s - r->slots, deadline, s->id);
+	if (ret)
+		return ret;
 	s->takeback = false;
-	if (op->op == HWTIMER_OP_CANCEL) {
+	if (cancel) {
 		s->state = SLOT_DRAINING;
-		op->result = HWTIMER_RESULT_CANCELLED;
-	} else {
-		s->deadline = deadline;
-		op->result = HWTIMER_RESULT_MODIFIED;
+		return HWTIMER_RESULT_CANCELLED;
 	}
+	s->deadline = deadline;
+	return HWTIMER_RESULT_MODIFIED;
+}
+
+/* Cancel or modify of ring id @op->id. */
+static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_slot *s = lookup(h->ring, op->id);
+	int ret = -ENOENT;
+
+	if (s)
+		ret = slot_cancel_modify(h, s, op->op == HWTIMER_OP_CANCEL,
+					 op->deadline_ns, op->flags);
+	op->status = ret < 0 ? ret : 0;
+	op->result = ret < 0 ? 0 : ret;
 }
 
 bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
@@ -801,6 +835,48 @@ bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
 	}
 	ring_cancel_modify(h, op);
 	return true;
+}
+
+int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
+		      uint64_t period_ns, unsigned int flags,
+		      uint64_t user_data, uint64_t *id)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwt_slot *s;
+	int ret;
+
+	/* No FREE slot at hand: the long way takes completions, or BATCH. */
+	if (!ring_mine(r) || clock != CLOCK_MONOTONIC || period_ns ||
+	    (flags & ~HWTIMER_ARM_ABS) || r->free_head == r->setup.slots)
+		return HWT_RING_PASS;
+	s = slot_arm(h, deadline_ns, flags, user_data);
+	if (!s) {
+		r->now = 0;
+		return HWT_RING_PASS;
+	}
+	ret = ring_kick_mine(h);
+	if (!ret && id)
+		*id = s->id;
+	return ret;
+}
+
+int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
+{
+	struct hwt_ring *r = h->ring;
+	struct hwt_slot *s;
+	int ret, kick;
+
+	if (id >> RING_TAG_SHIFT != r->setup.id_tag)
+		return HWT_RING_PASS;	/* a device id, or none */
+	/* A child of fork(): the parent's rings are not its own. */
+	if (!ring_mine(r))
+		return -ENOENT;
+	s = lookup(r, id);
+	if (!s)
+		return -ENOENT;
+	ret = slot_cancel_modify(h, s, true, 0, 0);
+	kick = ring_kick_mine(h);
+	return ret < 0 || !kick ? ret : kick;
 }
 
 void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
