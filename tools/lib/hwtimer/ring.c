@@ -17,6 +17,7 @@
  * device id carries, the slot's generation and its index. A slot is
  *
  *	FREE --arm--> ACTIVE --its last record taken--> FREE
+ *	ACTIVE --its last record stashed--> STASHED --handed out--> FREE
  *	ACTIVE --cancel--> DRAINING --the kernel's slot is idle--> FREE
  *	ACTIVE --cancel, its ARM taken back before a drain claimed it--> FREE
  *
@@ -75,7 +76,7 @@
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64
 
-enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING };
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING, SLOT_STASHED };
 
 /**
  * struct hwt_slot - one slot of the rings, as the library sees it
@@ -126,8 +127,8 @@ struct hwt_slot {
  * @adj_fired: likewise for ctx_fired: expiries the library dropped
  * @adj_cancelled: likewise for ctx_cancelled: cancels the library
  *	answered CANCELLED that found the timeout fired in the kernel
- * @adj_read: likewise for ctx_read: records taken from the completion
- *	ring for the caller (more), records read() gave and the library
+ * @adj_read: likewise for ctx_read: records of the completion ring
+ *	handed to the caller (more), records read() gave and the library
  *	dropped (less)
  * @lost: arms the kernel refused after the library said yes (the wheel's
  *	own limit): those timeouts never expire
@@ -399,10 +400,13 @@ static bool drop_expiry(struct hwt_ring *r, bool from_read)
 /*
  * An expiry of slot @ev->id: whether the caller gets it, rewritten to the
  * caller's id and user data. Its last record frees the slot, unless a
- * modify is still to be applied to the slot: then it is armed again.
+ * modify is still to be applied to the slot: then it is armed again. A
+ * last record kept in the stash (@stash) leaves the slot STASHED until
+ * the caller is handed the record: till then a cancel or modify says
+ * FIRED, as the device does while a record waits for read().
  */
 static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
-			bool from_read)
+			bool from_read, bool stash)
 {
 	struct hwt_ring *r = h->ring;
 	uint32_t i = ev->id;
@@ -422,19 +426,25 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
 			slot_arm_again(h, i);
 		return drop_expiry(r, from_read);
 	}
-	if (!from_read)
+	/* Read when handed out, if from the stash. */
+	if (!from_read && !stash)
 		r->adj_read++;
 	ev->id = s->id;
 	ev->cookie = s->user_data;
 	ev->flags &= ~HWTIMER_EVENT_RING;
-	if (last)
+	if (last && stash)
+		s->state = SLOT_STASHED;
+	else if (last)
 		slot_free(r, i);
 	return true;
 }
 
-/* Whether record @ev goes to the caller; @from_read: read() gave it. */
+/*
+ * Whether record @ev goes to the caller; @from_read: read() gave it;
+ * @stash: it goes to the stash.
+ */
 static bool ring_take(struct hwtimer *h, struct hwtimer_event *ev,
-		      bool from_read)
+		      bool from_read, bool stash)
 {
 	struct hwt_ring *r = h->ring;
 
@@ -447,7 +457,7 @@ static bool ring_take(struct hwtimer *h, struct hwtimer_event *ev,
 			take_completion(h, ev);
 		return false;
 	}
-	return take_expiry(h, ev, from_read);
+	return take_expiry(h, ev, from_read, stash);
 }
 
 bool hwtimer__ring_read_needed(struct hwtimer *h)
@@ -459,7 +469,37 @@ bool hwtimer__ring_read_needed(struct hwtimer *h)
 
 bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
 {
-	return ring_take(h, ev, true);
+	return ring_take(h, ev, true, false);
+}
+
+/*
+ * The caller is handed record @ev from the stash: the slot of a last
+ * record is FREE now.
+ */
+static void stash_handed(struct hwt_ring *r, const struct hwtimer_event *ev)
+{
+	uint64_t idx = (ev->id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
+
+	if (idx < r->setup.slots && r->slots[idx].state == SLOT_STASHED &&
+	    r->slots[idx].id == ev->id && (ev->flags & HWTIMER_EVENT_LAST))
+		slot_free(r, idx);
+}
+
+/*
+ * Take record @ev off the completion ring, keeping it in the stash if it
+ * is the caller's. Return: 0, or -ENOMEM when the stash could not grow
+ * (the record is lost, its slot FREE).
+ */
+static int stash_take(struct hwtimer *h, struct hwtimer_event *ev)
+{
+	struct hwt_ring *r = h->ring;
+
+	if (!ring_take(h, ev, false, true))
+		return 0;
+	if (!stash_push(r, ev))
+		return 0;
+	stash_handed(r, ev);
+	return -ENOMEM;
 }
 
 /* The next record off the completion ring; false when it is empty. */
@@ -512,13 +552,16 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 	struct hwt_ring *r = h->ring;
 	unsigned int n = 0;
 
-	while (n < max && r->stash_head < r->stash_len)
-		evs[n++] = r->stash[r->stash_head++];
+	while (n < max && r->stash_head < r->stash_len) {
+		evs[n] = r->stash[r->stash_head++];
+		r->adj_read++;
+		stash_handed(r, &evs[n++]);
+	}
 	while (ring_mine(r) && n < max) {
 		cq_take_cancels(r);
 		if (!cq_pop(r, &evs[n]))
 			break;
-		if (ring_take(h, &evs[n], false))
+		if (ring_take(h, &evs[n], false, false))
 			n++;
 	}
 	/* Taking records may have armed slots again. */
@@ -543,7 +586,7 @@ static __attribute__((noinline, cold)) int sq_make_room(struct hwtimer *h)
 		if (ret < 0 && ret != -EINTR)
 			return ret;
 		while (sq_full(r) && cq_pop(r, &ev)) {
-			if (ring_take(h, &ev, false) && stash_push(r, &ev))
+			if (stash_take(h, &ev))
 				return -ENOMEM;
 		}
 	}
@@ -558,9 +601,7 @@ static void cq_take_all(struct hwtimer *h)
 
 	for (;;) {
 		cq_take_cancels(r);
-		if (!cq_pop(r, &ev))
-			return;
-		if (ring_take(h, &ev, false) && stash_push(r, &ev))
+		if (!cq_pop(r, &ev) || stash_take(h, &ev))
 			return;
 	}
 }
@@ -635,12 +676,14 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 
 /* ---- operations ---- */
 
-/* The ACTIVE slot of ring id @id, or NULL. */
+/* The ACTIVE or STASHED slot of ring id @id, or NULL. */
 static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
 {
 	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
 
-	if (idx >= r->setup.slots || r->slots[idx].state != SLOT_ACTIVE ||
+	if (idx >= r->setup.slots ||
+	    (r->slots[idx].state != SLOT_ACTIVE &&
+	     r->slots[idx].state != SLOT_STASHED) ||
 	    r->slots[idx].id != id)
 		return NULL;
 	return &r->slots[idx];
@@ -766,7 +809,8 @@ static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
 }
 
 /*
- * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE slot @s.
+ * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE or
+ * STASHED slot @s.
  * Return: HWTIMER_RESULT_*, or a negative errno when the submission ring
  * stayed full.
  */
@@ -777,6 +821,9 @@ static inline int slot_cancel_modify(struct hwtimer *h, struct hwt_slot *s,
 	struct hwt_ring *r = h->ring;
 	int ret;
 
+	/* Its last record waits in the stash. */
+	if (s->state == SLOT_STASHED)
+		return HWTIMER_RESULT_FIRED;
 	/* No drain saw the arm: it never fires, whatever its deadline. */
 	if (cancel && take_back(r, s))
 		return HWTIMER_RESULT_CANCELLED;

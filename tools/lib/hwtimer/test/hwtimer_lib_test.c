@@ -389,12 +389,14 @@ out:
 }
 
 /*
- * Cancel and modify after the deadline, record unread: FIRED, the record
- * still comes; after it was taken the id is unknown.
+ * Cancel and modify after the deadline, record unread (also after stats,
+ * which may take it off the rings): FIRED, the record still comes; after
+ * it was taken the id is unknown.
  */
 static void t_cancel_after(void)
 {
 	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_stats_req st;
 	struct hwtimer_event ev;
 	uint64_t id;
 	int r;
@@ -405,6 +407,12 @@ static void t_cancel_after(void)
 		goto out;
 	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
 		goto out;
+	/* Stats may take the record off the rings: it still waits for us. */
+	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
+	ok(!r && st.ctx_fired == 1 && st.ctx_read + st.ctx_queued == 1,
+	   "stats %d: fired %" PRIu64 " read %" PRIu64 " queued %" PRIu64, r,
+	   (uint64_t)st.ctx_fired, (uint64_t)st.ctx_read,
+	   (uint64_t)st.ctx_queued);
 	r = hwtimer_cancel(h, id);
 	ok(r == HWTIMER_RESULT_FIRED, "cancel of a fired one-shot: %d", r);
 	r = hwtimer_modify(h, id, 10 * MS, 0);
@@ -1048,11 +1056,18 @@ static void t_rings_or_batch(void)
  * comes later and differs. On the rings a cancel before the deadline says
  * CANCELLED at once; should the timeout fire before the kernel takes the
  * entry, the kernel counts no cancel, and the library drops the expiry
- * and corrects the counts when it takes the cancel's completion. Cancels
- * are made just before the deadline, with nothing read afterwards, until
- * two of them raced their expiry (the kernel's own STATS on the fd tell
- * how many) or WAIT_NS passed; hwtimer_stats() must then still equal the
- * answers. Skipped when no cancel raced.
+ * and corrects the counts when it takes the cancel's completion.
+ *
+ * To make that race likely: the kernel's drain of the ring is a periodic
+ * timeout that stops when it finds the ring idle and is restarted, a tick
+ * from then, by the arm's HWTIMER_IOC_ENTER; the wheel runs the timeouts
+ * of one tick in deadline order. So after a pause the arm's deadline is
+ * put a quarter tick before a multiple of the tick from the arm, and the
+ * cancel is made a tenth of a tick before that deadline: the drain that
+ * would take the cancel usually runs in the same tick, after the expiry.
+ * Nothing is read. Until two cancels raced (the kernel's own STATS on the
+ * fd tell how many) or WAIT_NS passed; hwtimer_stats() must then still
+ * equal the answers. Skipped when no cancel raced.
  */
 static void t_stats_after_race(void)
 {
@@ -1071,7 +1086,9 @@ static void t_stats_after_race(void)
 	}
 	tick = hwtimer_tick_ns(h);
 	for (i = 0; i < TRIES; i++) {
-		dl = now_ns(CLOCK_MONOTONIC) + 3 * tick;
+		/* The drain finds the ring idle and stops. */
+		sleep_ms(3 * tick / MS + 1);
+		dl = now_ns(CLOCK_MONOTONIC) + 3 * tick - tick / 4;
 		r = hwtimer_arm(h, CLOCK_MONOTONIC, dl, 0, HWTIMER_ARM_ABS, i, &id);
 		if (!ok(!r, "arm: %d", r))
 			goto out;
