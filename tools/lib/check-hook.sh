@@ -10,6 +10,8 @@
 #    example from outside against make install DESTDIR=... alone, through
 #    pkg-config, and runs the idle-timeout echo server example on the
 #    timerfd backend: "libhwtimer-extras";
+#  - runs test/ring_fake_test, the rings against a stand-in kernel in the
+#    process, on the host: "libhwtimer-fake";
 #  - builds the test statically into build/check/bin, which the initramfs
 #    carries, so a guest fragment can run it against /dev/hwtimer; and
 #    with -m32 (32-bit time_t by default: the library must still use
@@ -99,6 +101,23 @@ libhwtimer_m32() {
 		"$out/m32tap/timerfd-m32.tap" "$rc" | tail -1 | sed 's/^/    /' || true
 }
 
+# libhwtimer_fake OUT: the library against the stand-in kernel
+# (test/ring_fake_test), in its own directory.
+libhwtimer_fake() {
+	local out=$1 rc=0 log=$1/fake/build.log
+	mkdir -p "$out/fake"
+	say "running libhwtimer's rings against the stand-in kernel on the host"
+	if ! make -C "$TOP/tools/lib/hwtimer" O="$out/static" STATIC=1 \
+		"$out/static/ring_fake_test" >"$log" 2>&1; then
+		fail_step build-libhwtimer "libhwtimer's ring_fake_test" "$log"
+		return 0
+	fi
+	"$out/static/ring_fake_test" >"$out/fake/fake.tap" 2>&1 || rc=$?
+	grep '^not ok' "$out/fake/fake.tap" | sed 's/^/    /' || true
+	python3 "$RESULTS" tap libhwtimer-fake "$out/fake/fake.tap" "$rc" |
+		tail -1 | sed 's/^/    /' || true
+}
+
 libhwtimer_check_hook() {
 	local out=$CHECK/libhwtimer log=$CHECK/libhwtimer/build.log rc=0
 	rm -rf "$out"
@@ -133,6 +152,7 @@ libhwtimer_check_hook() {
 	python3 "$RESULTS" tap libhwtimer-timerfd "$out/timerfd.tap" "$rc" |
 		tail -1 | sed 's/^/    /' || true
 	libhwtimer_m32 "$out"
+	libhwtimer_fake "$out"
 	# Its own directory: results.py keeps one count per directory.
 	mkdir -p "$out/extras"
 	libhwtimer_extras "$out" >"$out/extras/extras.tap"

@@ -834,6 +834,16 @@ static inline int slot_cancel_modify(struct hwtimer *h, struct hwt_slot *s,
 	 */
 	if (!s->maybe_nop && ring_now(r) >= s->deadline)
 		return HWTIMER_RESULT_FIRED;
+	if (sq_full(r)) {
+		/* Making room takes records: the timeout's expiry may be one. */
+		ret = sq_make_room(h);
+		if (ret)
+			return ret;
+		if (s->state == SLOT_STASHED)
+			return HWTIMER_RESULT_FIRED;
+		if (s->state != SLOT_ACTIVE)
+			return -ENOENT;	/* the kernel refused it: lost */
+	}
 	deadline = cancel ? 0 : abs_of(r, deadline, flags);
 	ret = sq_push(h, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY,
 		      s - r->slots, deadline, s->id);
