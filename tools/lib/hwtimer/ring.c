@@ -472,17 +472,29 @@ bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
 	return ring_take(h, ev, true, false);
 }
 
+/* The ACTIVE or STASHED slot of ring id @id, or NULL. */
+static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
+{
+	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
+
+	if (idx >= r->setup.slots ||
+	    (r->slots[idx].state != SLOT_ACTIVE &&
+	     r->slots[idx].state != SLOT_STASHED) ||
+	    r->slots[idx].id != id)
+		return NULL;
+	return &r->slots[idx];
+}
+
 /*
  * The caller is handed record @ev from the stash: the slot of a last
  * record is FREE now.
  */
 static void stash_handed(struct hwt_ring *r, const struct hwtimer_event *ev)
 {
-	uint64_t idx = (ev->id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
+	struct hwt_slot *s = lookup(r, ev->id);
 
-	if (idx < r->setup.slots && r->slots[idx].state == SLOT_STASHED &&
-	    r->slots[idx].id == ev->id && (ev->flags & HWTIMER_EVENT_LAST))
-		slot_free(r, idx);
+	if (s && s->state == SLOT_STASHED && (ev->flags & HWTIMER_EVENT_LAST))
+		slot_free(r, s - r->slots);
 }
 
 /*
@@ -676,19 +688,6 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 
 /* ---- operations ---- */
 
-/* The ACTIVE or STASHED slot of ring id @id, or NULL. */
-static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
-{
-	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
-
-	if (idx >= r->setup.slots ||
-	    (r->slots[idx].state != SLOT_ACTIVE &&
-	     r->slots[idx].state != SLOT_STASHED) ||
-	    r->slots[idx].id != id)
-		return NULL;
-	return &r->slots[idx];
-}
-
 /*
  * CLOCK_MONOTONIC now, read once for the ops of one call (a submit, or a
  * single op): hwtimer__ring_kick(), which ends each, forgets it. Relative
@@ -871,22 +870,35 @@ static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 	op->result = ret < 0 ? 0 : ret;
 }
 
+/*
+ * Whether @id is an id of rings @r: HWT_RING_PASS if not (a device id,
+ * or none), -ENOENT in a child of fork(), whose rings are its parent's,
+ * else 0.
+ */
+static inline int ring_id_check(const struct hwt_ring *r, uint64_t id)
+{
+	if (id >> RING_TAG_SHIFT != r->setup.id_tag)
+		return HWT_RING_PASS;
+	return ring_mine(r) ? 0 : -ENOENT;
+}
+
 bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
+	int ret;
 
 	/* @op is the library's own: only where it goes is decided here. */
 	if (!r)
 		return false;
 	if (op->op == HWTIMER_OP_ARM)
 		return ring_mine(r) && ring_arm(h, op);
-	if (op->id >> RING_TAG_SHIFT != r->setup.id_tag)
-		return false;	/* a device id, or none: BATCH answers */
 	if (op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY)
 		return false;
-	if (!ring_mine(r)) {
-		/* A child of fork(): the parent's rings are not its own. */
-		op->status = -ENOENT;
+	ret = ring_id_check(r, op->id);
+	if (ret == HWT_RING_PASS)
+		return false;	/* BATCH answers */
+	if (ret) {
+		op->status = ret;
 		op->result = 0;
 		return true;
 	}
@@ -923,11 +935,9 @@ int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 	struct hwt_slot *s;
 	int ret, kick;
 
-	if (id >> RING_TAG_SHIFT != r->setup.id_tag)
-		return HWT_RING_PASS;	/* a device id, or none */
-	/* A child of fork(): the parent's rings are not its own. */
-	if (!ring_mine(r))
-		return -ENOENT;
+	ret = ring_id_check(r, id);
+	if (ret)
+		return ret;
 	s = lookup(r, id);
 	if (!s)
 		return -ENOENT;
