@@ -952,8 +952,10 @@ void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 	uint64_t active = 0;
 	uint32_t i;
 
+	/* Live: pending, or its last record not handed out yet. */
 	for (i = 0; i < r->setup.slots; i++)
-		active += r->slots[i].state == SLOT_ACTIVE;
+		active += r->slots[i].state == SLOT_ACTIVE ||
+			  r->slots[i].state == SLOT_STASHED;
 	/* The slots are charged at setup; count those serving a timeout. */
 	st->ctx_live = st->ctx_live - r->setup.slots + active;
 	st->ctx_armed += r->adj_armed;
