@@ -175,6 +175,7 @@ static void fake_sqe(const struct hwtimer_sqe *sqe)
 			fake_complete(sqe, -EBUSY, false);
 		} else {
 			fs->armed = true;
+			fk.ctx_armed++;
 			fs->deadline = sqe->deadline_ns;
 			fs->cookie = sqe->cookie;
 		}
@@ -184,6 +185,7 @@ static void fake_sqe(const struct hwtimer_sqe *sqe)
 			fake_complete(sqe, -EINVAL, false);
 		} else if (fs->armed) {
 			fs->armed = false;
+			fk.ctx_cancelled++;
 			fake_complete(sqe, HWTIMER_RESULT_CANCELLED, true);
 		} else {
 			fake_complete(sqe, HWTIMER_RESULT_NOT_PENDING, false);
@@ -234,6 +236,7 @@ static void fake_expire(void)
 	ev.deadline_ns = fk.slots[i].deadline;
 	ev.fire_ns = fk.slots[i].deadline;
 	fk.fired++;
+	fk.ctx_fired++;
 	fake_cq_push(&ev);
 }
 
@@ -275,6 +278,32 @@ static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 	return i;
 }
 
+/*
+ * The context's counters: every slot is charged at setup (live), the
+ * armed ones pending; nothing waits for read(), which reads nothing.
+ */
+static long fake_stats(int fd, struct hwtimer_stats_req *st)
+{
+	uint32_t i, clock = st->clock;
+
+	if (st->flags || !words_zero(st->reserved, 2) ||
+	    (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME))
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->clock = clock;
+	st->tick_ns = FAKE_TICK_NS;
+	st->ctx_max_pending = FAKE_MAX_PENDING;
+	if (fd != fk.fd || !fk.mem)
+		return 0;
+	for (i = 0; i < fk.setup.slots; i++)
+		st->ctx_pending += fk.slots[i].armed;
+	st->ctx_live = fk.setup.slots;
+	st->ctx_armed = fk.ctx_armed;
+	st->ctx_fired = fk.ctx_fired;
+	st->ctx_cancelled = fk.ctx_cancelled;
+	return 0;
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	va_list ap;
@@ -290,6 +319,8 @@ int ioctl(int fd, unsigned long req, ...)
 		r = fake_ring_setup(fd, arg);
 	else if (req == HWTIMER_IOC_ENTER)
 		r = fake_enter(fd, arg);
+	else if (req == HWTIMER_IOC_STATS)
+		r = fake_stats(fd, arg);
 	else
 		r = -ENOTTY;
 	if (r < 0) {
@@ -335,6 +366,9 @@ int munmap(void *addr, size_t len)
 	fk.fd = -1;
 	fk.sq_next = 0;
 	fk.cq_next = 0;
+	fk.ctx_armed = 0;
+	fk.ctx_fired = 0;
+	fk.ctx_cancelled = 0;
 	return 0;
 }
 

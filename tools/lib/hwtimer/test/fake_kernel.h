@@ -13,6 +13,8 @@
  *	mmap()			of the device at offset 0: the rings, a
  *				zeroed region of the heap; other fds: ENODEV
  *	HWTIMER_IOC_ENTER	a drain, at once (below)
+ *	HWTIMER_IOC_STATS	the context's counters, as the driver keeps
+ *				them for a context with rings alone
  *	anything else		ENOTTY
  *
  * A drain consumes the submission ring from the kernel's head to the
@@ -75,6 +77,9 @@ struct fake_slot {
  * @refused: entries completed with an error, and sq tails skipped
  * @nops: NOP entries consumed: ARMs the library took back
  * @fired: expiries written
+ * @ctx_armed, @ctx_fired, @ctx_cancelled: the context's counters, as the
+ *	driver's: ARMs that armed, expiries, CANCELs that cancelled; reset
+ *	by munmap()
  */
 struct fake_kernel {
 	int fd;
@@ -97,6 +102,9 @@ struct fake_kernel {
 	uint64_t refused;
 	uint64_t nops;
 	uint64_t fired;
+	uint64_t ctx_armed;
+	uint64_t ctx_fired;
+	uint64_t ctx_cancelled;
 };
 
 extern struct fake_kernel fk;

@@ -15,7 +15,9 @@
  * nothing, takes the records waiting), and one of those records can be
  * the timeout's own expiry. The answer must then be FIRED, and the
  * expiry must reach the caller once; with no expiry, CANCELLED or
- * MODIFIED, and none.
+ * MODIFIED, and none. And hwtimer_stats(), whose flush makes the kernel
+ * drain: a cancel answered CANCELLED whose timeout fired first counts as
+ * cancelled, an expiry the flush took waits as queued until handed out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,17 +52,17 @@ static void tap(unsigned int n, bool ok, const char *desc, const char *why)
 /*
  * A context on the stand-in's rings with timeouts A and B armed FAR_NS
  * ahead, their ARMs consumed by an ENTER (so no cancel can take them
- * back), then the submission ring filled up with MODIFY entries of B.
- * Return: 0, or a message.
+ * back). Return: 0, or a message.
  */
-static const char *setup(struct hwtimer **hp, uint64_t *a, uint64_t *b)
+static const char *claimed_pair(struct hwtimer **hp, uint64_t *a,
+				uint64_t *b)
 {
 	struct hwtimer_ring_enter e = { 0 };
-	uint64_t k = 0;
-	int r;
 
-	if (hwtimer_open_path(hp, "/dev/null", 0, HWTIMER_OPEN_DEVICE))
+	if (hwtimer_open_path(hp, "/dev/null", 0, HWTIMER_OPEN_DEVICE)) {
+		*hp = NULL;
 		return hwtimer_open_error();
+	}
 	if (!(hwtimer_features(*hp) & HWTIMER_FEATURE_RINGS))
 		return "the library does not use the rings";
 	if (hwtimer_arm(*hp, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, a) ||
@@ -70,12 +72,24 @@ static const char *setup(struct hwtimer **hp, uint64_t *a, uint64_t *b)
 		return "the arm did not go to the rings";
 	if (ioctl(hwtimer_fd(*hp), HWTIMER_IOC_ENTER, &e) != 2)
 		return "ENTER did not consume both ARMs";
-	while (fake_sq_waiting() < fk.setup.sq_entries) {
-		r = hwtimer_modify(*hp, *b, FAR_NS + ++k, 0);
-		if (r != HWTIMER_RESULT_MODIFIED)
-			return "a modify to fill the ring failed";
-	}
 	return NULL;
+}
+
+/*
+ * claimed_pair(), then the submission ring filled up with MODIFY entries
+ * of B. Return: 0, or a message.
+ */
+static const char *setup(struct hwtimer **hp, uint64_t *a, uint64_t *b)
+{
+	const char *why = claimed_pair(hp, a, b);
+	uint64_t k = 0;
+
+	while (!why && fake_sq_waiting() < fk.setup.sq_entries) {
+		if (hwtimer_modify(*hp, *b, FAR_NS + ++k, 0) !=
+		    HWTIMER_RESULT_MODIFIED)
+			why = "a modify to fill the ring failed";
+	}
+	return why;
 }
 
 /*
@@ -152,16 +166,132 @@ out:
 	return why;
 }
 
+static const char *cancel_fired(void)
+{
+	return full_ring(true, true);
+}
+
+static const char *modify_fired(void)
+{
+	return full_ring(false, true);
+}
+
+static const char *cancel_full(void)
+{
+	return full_ring(true, false);
+}
+
+static const char *modify_full(void)
+{
+	return full_ring(false, false);
+}
+
+/*
+ * Compare the context's counters in @st with the expected @armed,
+ * @cancelled, @fired, @read, @queued, @pending. Return: 0, or a message.
+ */
+static const char *counts(const struct hwtimer_stats_req *st, uint64_t armed,
+			  uint64_t cancelled, uint64_t fired, uint64_t read,
+			  uint64_t queued, uint64_t pending)
+{
+	static char why[200];
+
+	if (st->ctx_armed == armed && st->ctx_cancelled == cancelled &&
+	    st->ctx_fired == fired && st->ctx_read == read &&
+	    st->ctx_queued == queued && st->ctx_pending == pending &&
+	    st->ctx_live == pending + queued)
+		return NULL;
+	snprintf(why, sizeof(why), "armed %llu cancelled %llu fired %llu read %llu queued %llu pending %llu live %llu",
+		 (unsigned long long)st->ctx_armed,
+		 (unsigned long long)st->ctx_cancelled,
+		 (unsigned long long)st->ctx_fired,
+		 (unsigned long long)st->ctx_read,
+		 (unsigned long long)st->ctx_queued,
+		 (unsigned long long)st->ctx_pending,
+		 (unsigned long long)st->ctx_live);
+	return why;
+}
+
+/*
+ * A cancel the library answered CANCELLED, whose timeout the kernel fired
+ * before it took the CANCEL: hwtimer_stats() counts it cancelled and not
+ * fired, and the expiry never reaches the caller.
+ */
+static const char *stats_cancel_raced(void)
+{
+	struct hwtimer_stats_req st;
+	struct hwtimer *h;
+	uint64_t a, b;
+	const char *why;
+
+	why = claimed_pair(&h, &a, &b);
+	if (why)
+		goto out;
+	fake_fire(a);
+	if (hwtimer_cancel(h, a) != HWTIMER_RESULT_CANCELLED)
+		why = "the cancel did not answer CANCELLED";
+	else if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		why = "hwtimer_stats() failed";
+	else if (fk.ctx_fired != 1)
+		why = "the stand-in did not fire the timeout";
+	else
+		why = counts(&st, 2, 1, 0, 0, 0, 1);
+	if (!why)
+		why = expiries(h, 0);
+out:
+	if (h)
+		hwtimer_close(h);
+	return why;
+}
+
+/*
+ * An expiry that hwtimer_stats() took off the completion ring waits in the
+ * library: fired and queued, not read; a cancel says FIRED; handed out, it
+ * is read, and the id unknown.
+ */
+static const char *stats_stashed(void)
+{
+	struct hwtimer_stats_req st;
+	struct hwtimer *h;
+	uint64_t a, b;
+	const char *why;
+
+	why = claimed_pair(&h, &a, &b);
+	if (why)
+		goto out;
+	fake_fire(a);
+	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		why = "hwtimer_stats() failed";
+	else
+		why = counts(&st, 2, 0, 1, 0, 1, 1);
+	if (!why && hwtimer_cancel(h, a) != HWTIMER_RESULT_FIRED)
+		why = "a cancel of the waiting expiry did not answer FIRED";
+	if (!why)
+		why = expiries(h, a);
+	if (!why && hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		why = "hwtimer_stats() failed";
+	else if (!why)
+		why = counts(&st, 2, 0, 1, 1, 0, 1);
+	if (!why && hwtimer_cancel(h, a) != -ENOENT)
+		why = "a cancel after the expiry was handed out did not say ENOENT";
+out:
+	if (h)
+		hwtimer_close(h);
+	return why;
+}
+
 int main(void)
 {
 	static const struct {
-		bool cancel, fire;
+		const char *(*run)(void);
 		const char *desc;
 	} checks[] = {
-		{ true, true, "cancel, full ring, expiry taken for room: FIRED, it once" },
-		{ false, true, "modify, full ring, expiry taken for room: FIRED, it once" },
-		{ true, false, "cancel, full ring, no expiry: CANCELLED, nothing comes" },
-		{ false, false, "modify, full ring, no expiry: MODIFIED, nothing comes" },
+		{ cancel_fired, "cancel, full ring, expiry taken for room: FIRED, it once" },
+		{ modify_fired, "modify, full ring, expiry taken for room: FIRED, it once" },
+		{ cancel_full, "cancel, full ring, no expiry: CANCELLED, nothing comes" },
+		{ modify_full, "modify, full ring, no expiry: MODIFIED, nothing comes" },
+		{ stats_cancel_raced, "stats: a CANCELLED cancel that the kernel found fired" },
+		{ stats_stashed, "stats: an expiry the flush stashed, then a cancel: FIRED" },
 	};
 	unsigned int i;
 
@@ -170,7 +300,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("1..%zu\n", ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
-		const char *why = full_ring(checks[i].cancel, checks[i].fire);
+		const char *why = checks[i].run();
 
 		tap(i + 1, !why, checks[i].desc, why ? why : "");
 	}
