@@ -607,22 +607,25 @@ static bool read_param(const char *name, char *buf, size_t len)
 }
 
 /*
- * Open dev_path and shake hands, with a submission queue of @sq ops.
+ * Open dev_path and shake hands, with a submission queue of @sq ops and
+ * the library's open @flags besides HWTIMER_OPEN_DEVICE. A command that
+ * only reads counters passes HWTIMER_OPEN_BATCH: the timer rings would
+ * arm their periodic drain on the wheel whose counters it prints.
  * Return: the context, or NULL with the reason in hwtimer_open_error().
  */
-static struct hwtimer *try_open_dev(unsigned int sq)
+static struct hwtimer *try_open_dev(unsigned int sq, unsigned int flags)
 {
 	struct hwtimer *h;
 
-	if (hwtimer_open_path(&h, dev_path, sq, HWTIMER_OPEN_DEVICE))
+	if (hwtimer_open_path(&h, dev_path, sq, HWTIMER_OPEN_DEVICE | flags))
 		return NULL;
 	return h;
 }
 
 /* The device, opened and shaken hands with; exits 1 if it cannot be. */
-static struct hwtimer *open_dev(unsigned int sq)
+static struct hwtimer *open_dev(unsigned int sq, unsigned int flags)
 {
-	struct hwtimer *h = try_open_dev(sq);
+	struct hwtimer *h = try_open_dev(sq, flags);
 
 	if (!h)
 		fail("%s", hwtimer_open_error());
@@ -777,7 +780,7 @@ static int cmd_info(int argc, char **argv)
 		;
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	h = open_dev(0);
+	h = open_dev(0, HWTIMER_OPEN_BATCH);
 	hwtimer_get_api(h, &api);
 	get_stats(h, CLOCK_MONOTONIC, &mono);
 	get_stats(h, CLOCK_BOOTTIME, &boot);
@@ -1028,7 +1031,7 @@ static int cmd_arm(int argc, char **argv)
 	tm = calloc(a.n, sizeof(*tm));
 	if (!tm)
 		fail("out of memory");
-	h = open_dev(0);
+	h = open_dev(0, 0);
 	arm_all(h, &a, tm);
 	wait_expiries(h, &a, tm, cancel_asked(h, &a, tm));
 	hwtimer_close(h);
@@ -1220,7 +1223,7 @@ static int cmd_batch(int argc, char **argv)
 	ops = calloc(a.chunk, sizeof(*ops));
 	if (!ops)
 		fail("out of memory");
-	h = open_dev((unsigned int)a.chunk);
+	h = open_dev((unsigned int)a.chunk, 0);
 	res.t0 = now_ns(CLOCK_MONOTONIC);
 	batch_arm(h, &a, res.t0 + a.at, ops);
 	res.armed = now_ns(CLOCK_MONOTONIC);
@@ -1324,7 +1327,7 @@ static int cmd_watch(int argc, char **argv)
 	watch_parse(argc, argv, &a);
 	ts.tv_sec = a.interval / NSEC_PER_SEC;
 	ts.tv_nsec = a.interval % NSEC_PER_SEC;
-	h = open_dev(0);
+	h = open_dev(0, HWTIMER_OPEN_BATCH);
 	for (k = 0; !a.count || k < a.count; k++) {
 		if (k)
 			nanosleep(&ts, NULL);
@@ -1543,7 +1546,7 @@ static int print_version(void)
 {
 	char mod[64];
 	bool have_mod = read_sysfs(SYSFS_MODULE "/version", mod, sizeof(mod));
-	struct hwtimer *h = try_open_dev(0);
+	struct hwtimer *h = try_open_dev(0, HWTIMER_OPEN_BATCH);
 	bool opened = h;
 
 	hwtimer_close(h);
