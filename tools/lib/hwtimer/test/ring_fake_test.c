@@ -75,21 +75,17 @@ static const char *claimed_pair(struct hwtimer **hp, uint64_t *a,
 	return NULL;
 }
 
-/*
- * claimed_pair(), then the submission ring filled up with MODIFY entries
- * of B. Return: 0, or a message.
- */
-static const char *setup(struct hwtimer **hp, uint64_t *a, uint64_t *b)
+/* Fill the submission ring up with MODIFY entries of @b. */
+static const char *fill_ring(struct hwtimer *h, uint64_t b)
 {
-	const char *why = claimed_pair(hp, a, b);
 	uint64_t k = 0;
 
-	while (!why && fake_sq_waiting() < fk.setup.sq_entries) {
-		if (hwtimer_modify(*hp, *b, FAR_NS + ++k, 0) !=
+	while (fake_sq_waiting() < fk.setup.sq_entries) {
+		if (hwtimer_modify(h, b, FAR_NS + ++k, 0) !=
 		    HWTIMER_RESULT_MODIFIED)
-			why = "a modify to fill the ring failed";
+			return "a modify to fill the ring failed";
 	}
-	return why;
+	return NULL;
 }
 
 /*
@@ -114,76 +110,62 @@ static const char *expiries(struct hwtimer *h, uint64_t a)
 }
 
 /*
- * Cancel (@cancel) or modify timeout A with a full submission ring, the
- * kernel consuming nothing at the first ENTER, at which A expires if
- * @fire. Return: 0, or a message.
+ * With the submission ring full (fill_ring()), cancel (@cancel) or modify
+ * timeout @a, the kernel consuming nothing at the first ENTER, at which
+ * @a expires if @fire. Return: 0, or a message.
  */
-static const char *full_ring(bool cancel, bool fire)
+static const char *full_ring(struct hwtimer *h, uint64_t a, uint64_t b,
+			     bool cancel, bool fire)
 {
 	int want = !fire ? (cancel ? HWTIMER_RESULT_CANCELLED :
 			    HWTIMER_RESULT_MODIFIED) : HWTIMER_RESULT_FIRED;
-	struct hwtimer *h = NULL;
-	uint64_t a, b, enters, fired;
+	uint64_t enters = fk.enters, fired = fk.fired;
 	const char *why;
 	int r;
 
-	why = setup(&h, &a, &b);
-	if (why)
-		goto out;
 	if (fire)
 		fake_fire(a);
 	fk.stall = 1;
-	enters = fk.enters;
-	fired = fk.fired;
 	r = cancel ? hwtimer_cancel(h, a) : hwtimer_modify(h, a, FAR_NS, 0);
-	if (r != want) {
-		why = r == HWTIMER_RESULT_CANCELLED ? "answered CANCELLED" :
-		      r == HWTIMER_RESULT_MODIFIED ? "answered MODIFIED" :
-		      r == HWTIMER_RESULT_FIRED ? "answered FIRED" :
-		      "answered an error";
-		goto out;
-	}
+	if (r != want)
+		return r == HWTIMER_RESULT_CANCELLED ? "answered CANCELLED" :
+		       r == HWTIMER_RESULT_MODIFIED ? "answered MODIFIED" :
+		       r == HWTIMER_RESULT_FIRED ? "answered FIRED" :
+		       "answered an error";
 	/* One ENTER that consumed nothing, one that made room. */
 	if (fk.enters - enters != 2 || fk.stall ||
-	    fk.fired - fired != (fire ? 1U : 0U)) {
-		why = "the ring was not full, or not made room in";
-		goto out;
-	}
+	    fk.fired - fired != (fire ? 1U : 0U))
+		return "the ring was not full, or not made room in";
 	why = expiries(h, fire ? a : 0);
 	if (why)
-		goto out;
+		return why;
 	/* Gone, unless only modified; B is untouched either way. */
 	r = hwtimer_cancel(h, a);
 	if (r != (cancel || fire ? -ENOENT : HWTIMER_RESULT_CANCELLED))
-		why = "a second cancel of A did not answer as it should";
-	else if (hwtimer_cancel(h, b) != HWTIMER_RESULT_CANCELLED)
-		why = "B was not left pending";
-	else if (fk.refused)
-		why = "the stand-in refused an entry";
-out:
-	if (h)
-		hwtimer_close(h);
-	return why;
+		return "a second cancel of A did not answer as it should";
+	if (hwtimer_cancel(h, b) != HWTIMER_RESULT_CANCELLED)
+		return "B was not left pending";
+	return fk.refused ? "the stand-in refused an entry" : NULL;
 }
 
-static const char *cancel_fired(void)
+static const char *cancel_fired(struct hwtimer *h, uint64_t a, uint64_t b)
 {
-	return full_ring(true, true);
+	return full_ring(h, a, b, true, true);
 }
 
-static const char *modify_fired(void)
+static const char *modify_fired(struct hwtimer *h, uint64_t a, uint64_t b)
 {
-	return full_ring(false, true);
+	return full_ring(h, a, b, false, true);
 }
 
-static const char *cancel_full(void)
+static const char *cancel_full(struct hwtimer *h, uint64_t a, uint64_t b)
 {
-	return full_ring(true, false);
+	return full_ring(h, a, b, true, false);
 }
 
-static const char *modify_full(void)
+static const char *modify_full(struct hwtimer *h, uint64_t a, uint64_t b)
 {
-	return full_ring(false, false);
+	return full_ring(h, a, b, false, false);
 }
 
 /*
@@ -217,31 +199,21 @@ static const char *counts(const struct hwtimer_stats_req *st, uint64_t armed,
  * before it took the CANCEL: hwtimer_stats() counts it cancelled and not
  * fired, and the expiry never reaches the caller.
  */
-static const char *stats_cancel_raced(void)
+static const char *stats_cancel_raced(struct hwtimer *h, uint64_t a,
+				      uint64_t b)
 {
 	struct hwtimer_stats_req st;
-	struct hwtimer *h;
-	uint64_t a, b;
 	const char *why;
 
-	why = claimed_pair(&h, &a, &b);
-	if (why)
-		goto out;
 	fake_fire(a);
 	if (hwtimer_cancel(h, a) != HWTIMER_RESULT_CANCELLED)
-		why = "the cancel did not answer CANCELLED";
-	else if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		why = "hwtimer_stats() failed";
-	else if (fk.ctx_fired != 1)
-		why = "the stand-in did not fire the timeout";
-	else
-		why = counts(&st, 2, 1, 0, 0, 0, 1);
-	if (!why)
-		why = expiries(h, 0);
-out:
-	if (h)
-		hwtimer_close(h);
-	return why;
+		return "the cancel did not answer CANCELLED";
+	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		return "hwtimer_stats() failed";
+	if (fk.ctx_fired != 1)
+		return "the stand-in did not fire the timeout";
+	why = counts(&st, 2, 1, 0, 0, 0, 1);
+	return why ? why : expiries(h, 0);
 }
 
 /*
@@ -249,32 +221,49 @@ out:
  * library: fired and queued, not read; a cancel says FIRED; handed out, it
  * is read, and the id unknown.
  */
-static const char *stats_stashed(void)
+static const char *stats_stashed(struct hwtimer *h, uint64_t a, uint64_t b)
 {
 	struct hwtimer_stats_req st;
-	struct hwtimer *h;
-	uint64_t a, b;
 	const char *why;
 
-	why = claimed_pair(&h, &a, &b);
-	if (why)
-		goto out;
 	fake_fire(a);
 	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		why = "hwtimer_stats() failed";
-	else
-		why = counts(&st, 2, 0, 1, 0, 1, 1);
-	if (!why && hwtimer_cancel(h, a) != HWTIMER_RESULT_FIRED)
-		why = "a cancel of the waiting expiry did not answer FIRED";
+		return "hwtimer_stats() failed";
+	why = counts(&st, 2, 0, 1, 0, 1, 1);
+	if (why)
+		return why;
+	if (hwtimer_cancel(h, a) != HWTIMER_RESULT_FIRED)
+		return "a cancel of the waiting expiry did not answer FIRED";
+	why = expiries(h, a);
+	if (why)
+		return why;
+	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		return "hwtimer_stats() failed";
+	why = counts(&st, 2, 0, 1, 1, 0, 1);
+	if (why)
+		return why;
+	if (hwtimer_cancel(h, a) != -ENOENT)
+		return "a cancel after the expiry was handed out did not say ENOENT";
+	return NULL;
+}
+
+/*
+ * Run check @fn on a fresh context with timeouts A and B claimed
+ * (claimed_pair()), its submission ring filled up first if @full.
+ * Return: 0, or a message.
+ */
+static const char *run_check(const char *(*fn)(struct hwtimer *h, uint64_t a,
+					       uint64_t b), bool full)
+{
+	struct hwtimer *h;
+	const char *why;
+	uint64_t a, b;
+
+	why = claimed_pair(&h, &a, &b);
+	if (!why && full)
+		why = fill_ring(h, b);
 	if (!why)
-		why = expiries(h, a);
-	if (!why && hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		why = "hwtimer_stats() failed";
-	else if (!why)
-		why = counts(&st, 2, 0, 1, 1, 0, 1);
-	if (!why && hwtimer_cancel(h, a) != -ENOENT)
-		why = "a cancel after the expiry was handed out did not say ENOENT";
-out:
+		why = fn(h, a, b);
 	if (h)
 		hwtimer_close(h);
 	return why;
@@ -283,15 +272,16 @@ out:
 int main(void)
 {
 	static const struct {
-		const char *(*run)(void);
+		const char *(*run)(struct hwtimer *h, uint64_t a, uint64_t b);
+		bool full;
 		const char *desc;
 	} checks[] = {
-		{ cancel_fired, "cancel, full ring, expiry taken for room: FIRED, it once" },
-		{ modify_fired, "modify, full ring, expiry taken for room: FIRED, it once" },
-		{ cancel_full, "cancel, full ring, no expiry: CANCELLED, nothing comes" },
-		{ modify_full, "modify, full ring, no expiry: MODIFIED, nothing comes" },
-		{ stats_cancel_raced, "stats: a CANCELLED cancel that the kernel found fired" },
-		{ stats_stashed, "stats: an expiry the flush stashed, then a cancel: FIRED" },
+		{ cancel_fired, true, "cancel, full ring, expiry taken for room: FIRED" },
+		{ modify_fired, true, "modify, full ring, expiry taken for room: FIRED" },
+		{ cancel_full, true, "cancel, full ring, no expiry: CANCELLED, nothing comes" },
+		{ modify_full, true, "modify, full ring, no expiry: MODIFIED, nothing comes" },
+		{ stats_cancel_raced, false, "stats: a CANCELLED cancel that the kernel found fired" },
+		{ stats_stashed, false, "stats: an expiry the flush stashed, then a cancel: FIRED" },
 	};
 	unsigned int i;
 
@@ -300,7 +290,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("1..%zu\n", ARRAY_SIZE(checks));
 	for (i = 0; i < ARRAY_SIZE(checks); i++) {
-		const char *why = checks[i].run();
+		const char *why = run_check(checks[i].run, checks[i].full);
 
 		tap(i + 1, !why, checks[i].desc, why ? why : "");
 	}
