@@ -16,6 +16,13 @@
 #include <hwtimer/hwtimer.h>
 
 #define HWT_EXPORT	__attribute__((visibility("default")))
+/* The kernel's names: kept out of line, rarely run. */
+#define noinline	__attribute__((__noinline__))
+#define __cold		__attribute__((__cold__))
+/* Inlined whatever the compiler's estimate: glibc's; elsewhere a hint. */
+#ifndef __always_inline
+#define __always_inline	inline
+#endif
 
 /* Records the context's buffer takes per read: 12 KiB. */
 #define HWT_CQ_SIZE	256

@@ -587,7 +587,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
  * consume for lack of room in the completion ring, take the records off
  * it (completions handled, expiries stashed) and ENTER again.
  */
-static __attribute__((noinline, cold)) int sq_make_room(struct hwtimer *h)
+static noinline __cold int sq_make_room(struct hwtimer *h)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwtimer_event ev;
@@ -636,24 +636,15 @@ static void slots_refill(struct hwtimer *h)
 }
 
 /*
- * Write an entry, in place; the caller kicks the kernel once its ops are
- * in. Return: 0, or a negative errno when the ring stayed full.
+ * Write an entry, in place, into a submission ring with room for it; the
+ * caller kicks the kernel once its ops are in.
  */
-static inline int sq_push(struct hwtimer *h, uint32_t op, uint32_t slot,
-			  uint64_t deadline, uint64_t cookie)
+static inline void sq_write(struct hwt_ring *r, uint32_t op, uint32_t slot,
+			    uint64_t deadline, uint64_t cookie)
 {
-	struct hwt_ring *r = h->ring;
-	struct hwtimer_sqe *e;
-	uint32_t tail;
-	int ret;
+	uint32_t tail = *r->sq_tail;
+	struct hwtimer_sqe *e = &r->sqes[tail & (r->setup.sq_entries - 1)];
 
-	if (sq_full(r)) {
-		ret = sq_make_room(h);
-		if (ret)
-			return ret;
-	}
-	tail = *r->sq_tail;
-	e = &r->sqes[tail & (r->setup.sq_entries - 1)];
 	e->op = op;
 	e->flags = 0;
 	e->slot = slot;
@@ -665,6 +656,23 @@ static inline int sq_push(struct hwtimer *h, uint32_t op, uint32_t slot,
 	/* The entry is written before the kernel can see the new tail. */
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
 	r->unkicked = true;
+}
+
+/*
+ * sq_write(), making room first in a full ring.
+ * Return: 0, or a negative errno when the ring stayed full.
+ */
+static inline int sq_push(struct hwtimer *h, uint32_t op, uint32_t slot,
+			  uint64_t deadline, uint64_t cookie)
+{
+	int ret;
+
+	if (sq_full(h->ring)) {
+		ret = sq_make_room(h);
+		if (ret)
+			return ret;
+	}
+	sq_write(h->ring, op, slot, deadline, cookie);
 	return 0;
 }
 
@@ -718,8 +726,10 @@ static inline uint64_t abs_of(struct hwt_ring *r, uint64_t deadline,
  * which the caller found there: write its ARM. Return: the slot, ACTIVE,
  * or NULL if the submission ring stayed full (the slot stays FREE).
  */
-static inline struct hwt_slot *slot_arm(struct hwtimer *h, uint64_t deadline,
-					unsigned int flags, uint64_t user_data)
+static __always_inline struct hwt_slot *slot_arm(struct hwtimer *h,
+						 uint64_t deadline,
+						 unsigned int flags,
+						 uint64_t user_data)
 {
 	struct hwt_ring *r = h->ring;
 	uint32_t i = r->free_head;
@@ -808,14 +818,34 @@ static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
 }
 
 /*
+ * Make room in the full submission ring for an entry of ACTIVE slot @s.
+ * Making room takes records, and the timeout's own expiry may be one.
+ * Return: 0 if @s is still ACTIVE; HWTIMER_RESULT_FIRED if its last record
+ * came (it waits in the stash); -ENOENT if the kernel refused the
+ * timeout meanwhile (it is lost); a negative errno when the ring stayed
+ * full.
+ */
+static noinline __cold int room_for(struct hwtimer *h, struct hwt_slot *s)
+{
+	int ret = sq_make_room(h);
+
+	if (ret)
+		return ret;
+	if (s->state == SLOT_STASHED)
+		return HWTIMER_RESULT_FIRED;
+	return s->state == SLOT_ACTIVE ? 0 : -ENOENT;
+}
+
+/*
  * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE or
  * STASHED slot @s.
  * Return: HWTIMER_RESULT_*, or a negative errno when the submission ring
  * stayed full.
  */
-static inline int slot_cancel_modify(struct hwtimer *h, struct hwt_slot *s,
-				     bool cancel, uint64_t deadline,
-				     unsigned int flags)
+static __always_inline int slot_cancel_modify(struct hwtimer *h,
+					      struct hwt_slot *s, bool cancel,
+					      uint64_t deadline,
+					      unsigned int flags)
 {
 	struct hwt_ring *r = h->ring;
 	int ret;
@@ -834,20 +864,13 @@ static inline int slot_cancel_modify(struct hwtimer *h, struct hwt_slot *s,
 	if (!s->maybe_nop && ring_now(r) >= s->deadline)
 		return HWTIMER_RESULT_FIRED;
 	if (sq_full(r)) {
-		/* Making room takes records: the timeout's expiry may be one. */
-		ret = sq_make_room(h);
+		ret = room_for(h, s);
 		if (ret)
 			return ret;
-		if (s->state == SLOT_STASHED)
-			return HWTIMER_RESULT_FIRED;
-		if (s->state != SLOT_ACTIVE)
-			return -ENOENT;	/* the kernel refused it: lost */
 	}
 	deadline = cancel ? 0 : abs_of(r, deadline, flags);
-	ret = sq_push(h, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY,
-		      s - r->slots, deadline, s->id);
-	if (ret)
-		return ret;
+	sq_write(r, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY,
+		 s - r->slots, deadline, s->id);
 	s->takeback = false;
 	if (cancel) {
 		s->state = SLOT_DRAINING;
