@@ -1048,7 +1048,7 @@ static int cmd_arm(int argc, char **argv)
  * @n: one-shot timeouts
  * @at: first deadline, from the start
  * @spread: deadlines spread evenly over this after @at
- * @chunk: ops per submission (one HWTIMER_IOC_BATCH call)
+ * @chunk: ops per submission (one HWTIMER_IOC_BATCH call without rings)
  */
 struct batch_args {
 	uint64_t n;
@@ -1122,8 +1122,8 @@ static uint64_t batch_deadline(const struct batch_args *a, uint64_t base,
 
 /*
  * Arm the timeouts of @a, @a->chunk per submission (the queue's size, so
- * one BATCH call each), stopping after the first submission in which one
- * failed: the cap or error is explained, exit 1.
+ * one BATCH call each without rings), stopping after the first submission
+ * in which one failed: the cap or error is explained, exit 1.
  */
 static void batch_arm(struct hwtimer *h, const struct batch_args *a,
 		      uint64_t base, struct hwtimer_result *res)
@@ -1142,7 +1142,7 @@ static void batch_arm(struct hwtimer *h, const struct batch_args *a,
 		}
 		r = hwtimer_submit(h);
 		if (r < 0)
-			fail("HWTIMER_IOC_BATCH: %s", strerror(-r));
+			fail("submit: %s", strerror(-r));
 		for (k = 0, ok = i, bad = m; k < m; k++) {
 			if (!res[k].status)
 				ok++;
@@ -1194,7 +1194,7 @@ static void print_batch(const struct batch_args *a,
 	/* JSON has the chunk before the time, the text after. */
 	put_u64("chunk", NULL, a->chunk);
 	put_ns("arm_ns", "%s, ", arm_ns);
-	put_u64(NULL, "%" PRIu64 " ops per BATCH call: ", a->chunk);
+	put_u64(NULL, "%" PRIu64 " ops per submission: ", a->chunk);
 	put_real("arm_per_sec", "%.0f arms/s\n", arm_rate);
 	put_ns(NULL, "batch: deadlines over %s", a->spread);
 	put_ns(NULL, " from +%s", a->at);
@@ -1423,9 +1423,10 @@ static const struct command commands[] = {
 	}, {
 		.name = "batch",
 		.args = " [--at D] [--spread D] [--chunk K] N",
-		.summary = "arm N timeouts with HWTIMER_IOC_BATCH, report rates",
+		.summary = "arm N timeouts K per submission, report rates",
 		.help =
-"Arm N one-shot timeouts with HWTIMER_IOC_BATCH, wait for all of them, and\n"
+"Arm N one-shot timeouts through the device's timer rings, or with\n"
+"HWTIMER_IOC_BATCH where it has none, wait for all of them, and\n"
 "report how fast they went in (arms per second) and came out (events read\n"
 "per second), with their lateness. When a cap stops the arms (ENOSPC:\n"
 "ctx_max_pending or the wheel's max_pending; EDQUOT: max_user_timeouts),\n"
@@ -1434,7 +1435,7 @@ static const struct command commands[] = {
 		.options =
 "  --at D         first deadline, from the start (default 100ms)\n"
 "  --spread D     deadlines spread evenly over D after --at (default 100ms)\n"
-"  --chunk K      ops per BATCH call (1 to " XSTR(HWTIMER_BATCH_MAX)
+"  --chunk K      ops per submission (1 to " XSTR(HWTIMER_BATCH_MAX)
 ", default 4096)\n",
 		.opts = batch_opts,
 		.run = cmd_batch,
