@@ -443,7 +443,9 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 {
 	u64 now = div_u64(now_ns, wc->tick_ns);
 	struct hwtimer_wc_entry *e;
+	struct list_head *pos;
 	u64 expires, n = 0;
+	LIST_HEAD(run);
 
 	if (now > wc->now) {
 		unsigned int lvl;
@@ -467,18 +469,27 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 		wc->now = now;
 	}
 
-	while (max-- && !list_empty(&wc->due)) {
-		e = list_first_entry(&wc->due, struct hwtimer_wc_entry, node);
-		list_del(&e->node);
+	/*
+	 * The due entries stay where they are and go to @expired as one run
+	 * at the end, cut off and spliced: no list operation per entry.
+	 */
+	pos = wc->due.next;
+	while (max && pos != &wc->due) {
+		e = list_entry(pos, struct hwtimer_wc_entry, node);
+		pos = pos->next;
+		max--;
 		expires = calc_tick(wc, e->expires_ns);
 		if (expires <= wc->now) {
 			e->idx = HWTIMER_WC_IDLE;
-			list_add_tail(&e->node, expired);
 			n++;
 		} else {
+			/* A later tick's entry, from a higher level: cascade. */
+			list_del(&e->node);
 			enqueue_entry(wc, e, expires);
 		}
 	}
+	list_cut_before(&run, &wc->due, pos);
+	list_splice_tail(&run, expired);
 	wc->count -= n;
 	return n;
 }
