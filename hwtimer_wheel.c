@@ -488,9 +488,11 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 			enqueue_entry(wc, e, expires);
 		}
 	}
-	list_cut_before(&run, &wc->due, pos);
-	list_splice_tail(&run, expired);
-	wc->count -= n;
+	if (n) {
+		list_cut_before(&run, &wc->due, pos);
+		list_splice_tail(&run, expired);
+		wc->count -= n;
+	}
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance_max, HWTIMER_WHEEL);
