@@ -539,7 +539,8 @@ static void program(struct hwtimer_base *b, u64 ns)
 
 /*
  * @t now waits in the wheel for @deadline: make the hrtimer fire by the
- * start of the deadline's (rounded up) tick. Caller holds b->lock.
+ * time the wheel hands out the deadline's (rounded up) tick: the deadline
+ * itself when that tick's entries go at their own. Caller holds b->lock.
  */
 static __always_inline void queued_for(struct hwtimer_base *b,
 				       struct hwtimer_timeout *t, u64 deadline)
@@ -547,7 +548,7 @@ static __always_inline void queued_for(struct hwtimer_base *b,
 	if (deadline < b->hrt_next) {
 		u64 tick = hwtimer_wc_ns_to_tick(&b->wc, deadline);
 
-		program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
+		program(b, hwtimer_wc_due_ns(&b->wc, tick));
 	}
 	trace_hwtimer_timeout_arm(b->w->name, t, deadline, t->period_ns);
 }
@@ -1256,8 +1257,9 @@ static bool in_deadline_order(const struct list_head *list)
  * what is due ready in deadline order (a slot collected from a higher
  * level holds several ticks' entries in arming order). While due entries
  * are left, @b stays kicked for the next worker to come by; once none
- * are, the hrtimer is re-armed to the next occupied tick. Caller holds
- * b->lock.
+ * are, the hrtimer is re-armed to when the wheel next hands out some:
+ * the next occupied tick, or its first deadline when it has few entries
+ * (hwtimer_wc_due_ns()). Caller holds b->lock.
  */
 static void collect_locked(struct hwtimer_base *b)
 {
@@ -1277,7 +1279,7 @@ static void collect_locked(struct hwtimer_base *b)
 		if (tick <= b->wc.now)
 			WRITE_ONCE(b->kicked, true);
 		else
-			program(b, hwtimer_wc_tick_to_ns(&b->wc, tick));
+			program(b, hwtimer_wc_due_ns(&b->wc, tick));
 	}
 }
 

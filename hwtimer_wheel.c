@@ -8,6 +8,13 @@
  * reached it. So an entry never leaves early, and a caller that advances at
  * the start of every occupied tick hands it out less than one tick late.
  *
+ * A tick with few entries (HWTIMER_WC_EXACT_MAX) in the current level-0
+ * window is also handed out entry by entry, at each one's own deadline:
+ * an advance to a time in the tick before it hands out those of its
+ * entries whose deadline that time has reached, and hwtimer_wc_due_ns()
+ * tells the caller the earliest of them. A caller that advances then is
+ * late only by its own wake-up.
+ *
  * The wheel has HWTIMER_WC_LEVELS levels of 64 slots. Level L resolves bits
  * [6L, 6L + 6) of the tick number: an entry whose deadline first differs
  * from the current tick in bit b sits at level b / 6, in the slot given by
@@ -291,6 +298,50 @@ static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 	e->idx = HWTIMER_WC_IDLE;
 }
 
+/*
+ * Are tick @tick's entries handed out at their own deadlines? When @tick is
+ * after the current tick in the same level-0 window, its level-0 slot holds
+ * exactly its entries; they are if they are at most HWTIMER_WC_EXACT_MAX.
+ */
+static bool exact_tick(const struct hwtimer_wc *wc, u64 tick)
+{
+	const struct list_head *head, *pos;
+	unsigned int n = 0;
+
+	if (tick <= wc->now || (tick ^ wc->now) >> HWTIMER_WC_LVL_BITS)
+		return false;
+	head = &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))];
+	list_for_each(pos, head)
+		if (++n > HWTIMER_WC_EXACT_MAX)
+			return false;
+	return n;
+}
+
+/*
+ * Hand out the entries of the next tick whose deadline @now_ns has reached,
+ * when that tick's are handed out at their own deadlines. At most
+ * HWTIMER_WC_EXACT_MAX looked at. Return: the number handed out.
+ */
+static u64 advance_exact(struct hwtimer_wc *wc, u64 now_ns,
+			 struct list_head *expired)
+{
+	struct hwtimer_wc_entry *e, *tmp;
+	u64 tick = wc->now + 1, n = 0;
+
+	if (!exact_tick(wc, tick))
+		return 0;
+	list_for_each_entry_safe(e, tmp,
+				 &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))],
+				 node) {
+		if (e->expires_ns > now_ns)
+			continue;
+		detach_entry(wc, e);
+		list_add_tail(&e->node, expired);
+		n++;
+	}
+	return n;
+}
+
 /**
  * hwtimer_wc_arm() - put an entry in the wheel
  * @wc: the wheel
@@ -434,6 +485,9 @@ static void collect_slots(struct hwtimer_wc *wc, unsigned int lvl, u64 mask,
  * hwtimer_wc_next_expiry() reports the current tick until a later call has
  * processed it. A caller holding a lock with interrupts off can thus bound
  * the time it holds it by calling again with the lock dropped in between.
+ * Once the due list is empty, the next tick's entries whose deadline
+ * @now_ns has reached are handed out too, when that tick has at most
+ * HWTIMER_WC_EXACT_MAX (looked at beyond @max).
  *
  * Context: caller serialises all calls on @wc.
  * Return: number of entries appended to @expired.
@@ -491,8 +545,11 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	if (n) {
 		list_cut_before(&run, &wc->due, pos);
 		list_splice_tail(&run, expired);
-		wc->count -= n;
 	}
+	/* Every earlier tick is handed out: the next one's first entries. */
+	if (list_empty(&wc->due))
+		n += advance_exact(wc, now_ns, expired);
+	wc->count -= n;
 	return n;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance_max, HWTIMER_WHEEL);
@@ -545,6 +602,34 @@ bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 	return true;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
+
+/**
+ * hwtimer_wc_due_ns() - when the entries of a tick are due, to the ns
+ * @wc: the wheel
+ * @tick: a tick, such as hwtimer_wc_next_expiry() reports
+ *
+ * The earliest deadline among @tick's entries when they are handed out at
+ * their own deadlines (see the top of this file), else the start of @tick.
+ * The time to advance at for @tick: never later than its start. Walks at
+ * most HWTIMER_WC_EXACT_MAX + 1 entries.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: a time in ns.
+ */
+u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
+{
+	const struct hwtimer_wc_entry *e;
+	u64 first = U64_MAX;
+
+	if (!exact_tick(wc, tick))
+		return hwtimer_wc_tick_to_ns(wc, tick);
+	list_for_each_entry(e, &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))],
+			    node)
+		if (e->expires_ns < first)
+			first = e->expires_ns;
+	return first;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_due_ns, HWTIMER_WHEEL);
 
 /**
  * hwtimer_wc_drain_max() - take up to a bounded number of entries out

@@ -26,6 +26,13 @@
 /* Total number of slots in a wheel. */
 #define HWTIMER_WC_SLOTS	(HWTIMER_WC_LEVELS * HWTIMER_WC_LVL_SIZE)
 
+/*
+ * Most entries a tick's slot may hold for the wheel to hand them out at
+ * their own deadlines (hwtimer_wc_due_ns()); a fuller tick is handed out
+ * whole at its start. Bounds the walk of the slot that exactness costs.
+ */
+#define HWTIMER_WC_EXACT_MAX	32
+
 /* Entry index meaning "not in the wheel". */
 #define HWTIMER_WC_IDLE		0xffff
 /* Entry index meaning "already due, on the wheel's due list". */
@@ -70,6 +77,7 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 		       struct list_head *expired);
 u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 			   struct list_head *expired, u64 max);
+u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick);
 bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick);
 u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list);
 u64 hwtimer_wc_drain_max(struct hwtimer_wc *wc, struct list_head *list,

@@ -15,7 +15,9 @@
  * The model is a list of the armed entries sorted by nanosecond deadline and
  * a clock that only moves forward. An entry is due once the model's time,
  * rounded down to a whole tick, has reached its deadline: the wheel's rule,
- * stated without its tick arithmetic.
+ * stated without its tick arithmetic. The entries of the next tick are due
+ * at their own deadlines when that tick is in the current tick's window of
+ * 64 and has at most HWTIMER_WC_EXACT_MAX of them.
  */
 #ifndef _HWTIMER_WHEEL_MODEL_H
 #define _HWTIMER_WHEEL_MODEL_H
@@ -102,6 +104,28 @@ static inline bool wm_due(const struct wm_state *st, u64 deadline)
 	return (st->now / st->tick) * st->tick >= deadline;
 }
 
+/* @deadline rounded up to a whole tick, as a tick number. */
+static inline u64 wm_tick_of(const struct wm_state *st, u64 deadline)
+{
+	return deadline / st->tick + (deadline % st->tick != 0);
+}
+
+/*
+ * Are the entries of @tick due at their own deadlines? When @tick is after
+ * the wheel's current tick, in its window of 64, and has few entries.
+ */
+static inline bool wm_exact(const struct wm_state *st, u64 tick)
+{
+	u32 i, n = 0;
+
+	if (tick <= st->wc->now || (tick ^ st->wc->now) >> HWTIMER_WC_LVL_BITS)
+		return false;
+	for (i = 0; i < st->nsorted; i++)
+		if (wm_tick_of(st, st->items[st->sorted[i]].deadline) == tick)
+			n++;
+	return n && n <= HWTIMER_WC_EXACT_MAX;
+}
+
 static inline void wm_sorted_insert(struct wm_state *st, u32 i)
 {
 	u64 d = st->items[i].deadline;
@@ -173,7 +197,7 @@ static inline u64 wm_pick_deadline(struct wm_state *st)
 
 static inline int wm_check_next(struct wm_state *st)
 {
-	u64 next, exact;
+	u64 next, exact, at;
 	bool any = hwtimer_wc_next_expiry(st->wc, &next);
 
 	if (!st->nsorted) {
@@ -198,6 +222,16 @@ static inline int wm_check_next(struct wm_state *st)
 				       (unsigned long long)exact);
 		st->inexact++;
 	}
+	/* When to advance for it: by its start, at its first deadline if exact. */
+	at = hwtimer_wc_due_ns(st->wc, next);
+	if (at > hwtimer_wc_tick_to_ns(st->wc, next))
+		return WM_FAIL(st, "due at %llu, after tick %llu starts",
+			       (unsigned long long)at, (unsigned long long)next);
+	if (next == exact && wm_exact(st, next) &&
+	    at != st->items[st->sorted[0]].deadline)
+		return WM_FAIL(st, "due at %llu, first deadline %llu",
+			       (unsigned long long)at,
+			       (unsigned long long)st->items[st->sorted[0]].deadline);
 	return 0;
 }
 
@@ -231,10 +265,15 @@ static inline int wm_cancel(struct wm_state *st, u32 i)
 	return 0;
 }
 
-/* Check a list of handed-out entries against the model's due prefix. */
+/*
+ * Check a list of handed-out entries, from advances to @t, against the
+ * model's due prefix: the entries due in whole ticks, then those of the
+ * next tick whose deadline @t has reached if that tick's are exact.
+ */
 static inline int wm_check_fired(struct wm_state *st, struct list_head *out,
-				 u64 n)
+				 u64 n, u64 t)
 {
+	bool exact = wm_exact(st, st->wc->now + 1);
 	struct hwtimer_wc_entry *e;
 	u64 seen = 0, due = 0;
 
@@ -244,7 +283,7 @@ static inline int wm_check_fired(struct wm_state *st, struct list_head *out,
 		if (!it->armed || it->fired)
 			return WM_FAIL(st, "entry %ld handed out twice or unarmed",
 				       (long)(it - st->items));
-		if (!wm_due(st, it->deadline))
+		if (!wm_due(st, it->deadline) && it->deadline > t)
 			return WM_FAIL(st, "entry early: deadline %llu now %llu tick %u",
 				       (unsigned long long)it->deadline,
 				       (unsigned long long)st->now, st->tick);
@@ -258,6 +297,9 @@ static inline int wm_check_fired(struct wm_state *st, struct list_head *out,
 			       (unsigned long long)n, (unsigned long long)seen);
 	while (due < st->nsorted &&
 	       wm_due(st, st->items[st->sorted[due]].deadline))
+		due++;
+	while (exact && due < st->nsorted &&
+	       st->items[st->sorted[due]].deadline <= t)
 		due++;
 	if (due != seen)
 		return WM_FAIL(st, "advance to %llu handed out %llu, model %llu",
@@ -316,7 +358,7 @@ static inline int wm_advance(struct wm_state *st)
 			return -1;
 		n += hwtimer_wc_advance_max(st->wc, t, &out, max);
 	}
-	return wm_check_fired(st, &out, n);
+	return wm_check_fired(st, &out, n, t);
 }
 
 /* Drain the wheel and check it handed back exactly the armed set. */

@@ -148,9 +148,11 @@ static void wheel_arm_rounds_up_at_level_edge(struct kunit *test)
 	hwtimer_wc_init(&c->wc, 3, 0);
 	hwtimer_wc_arm(&c->wc, &c->e[0], t * 3 + 1);
 	KUNIT_EXPECT_EQ(test, tick_of(c, &c->e[0]), t + 1);
-	KUNIT_EXPECT_EQ(test, adv(c, t * 3 + 2), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, t * 3), 0ULL);
 	KUNIT_EXPECT_TRUE(test, hwtimer_wc_entry_pending(&c->e[0]));
-	KUNIT_EXPECT_EQ(test, adv(c, (t + 1) * 3), 1ULL);
+	/* Alone in the next tick, in the window: due at its own deadline. */
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, t + 1), t * 3 + 1);
+	KUNIT_EXPECT_EQ(test, adv(c, t * 3 + 1), 1ULL);
 	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
 }
 
@@ -200,8 +202,66 @@ static void wheel_never_fires_before_deadline(struct kunit *test)
 	struct wheel_ctx *c = test->priv;
 
 	hwtimer_wc_arm(&c->wc, &c->e[0], 5 * TICK + 1);
-	KUNIT_EXPECT_EQ(test, adv(c, 6 * TICK - 1), 0ULL);
-	KUNIT_EXPECT_EQ(test, adv(c, 6 * TICK), 1ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK + 1), 1ULL);
+}
+
+/* A tick with few entries hands each out at its own deadline. */
+static void wheel_small_tick_fires_at_each_deadline(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+
+	/* Tick 5 holds the deadlines (4, 5] ticks. */
+	hwtimer_wc_arm(&c->wc, &c->e[0], 4 * TICK + 300);
+	hwtimer_wc_arm(&c->wc, &c->e[1], 4 * TICK + 100);
+	hwtimer_wc_arm(&c->wc, &c->e[2], 5 * TICK);
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), 5ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 5), 4 * TICK + 100);
+	KUNIT_EXPECT_EQ(test, adv(c, 4 * TICK + 99), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 4 * TICK + 100), 1ULL);
+	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[1]));
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, next_tick(test, c)),
+			4 * TICK + 300);
+	KUNIT_EXPECT_EQ(test, adv(c, 4 * TICK + 500), 1ULL);
+	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, next_tick(test, c)),
+			5 * TICK);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK - 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK), 1ULL);
+	KUNIT_EXPECT_EQ(test, c->wc.count, 0ULL);
+}
+
+/*
+ * Up to HWTIMER_WC_EXACT_MAX entries a tick is exact; one more and it is
+ * handed out whole at its start, until a cancel makes it small again.
+ */
+static void wheel_full_tick_fires_at_its_start(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < HWTIMER_WC_EXACT_MAX; i++)
+		hwtimer_wc_arm(&c->wc, &c->e[i], 4 * TICK + 100 + i);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 5), 4 * TICK + 100);
+	hwtimer_wc_arm(&c->wc, &c->e[i], 4 * TICK + 50);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 5), 5 * TICK);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK - 1), 0ULL);
+	KUNIT_EXPECT_TRUE(test, hwtimer_wc_cancel(&c->wc, &c->e[3]));
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 5), 4 * TICK + 50);
+	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK - 1), (u64)HWTIMER_WC_EXACT_MAX);
+}
+
+/* The first tick of the next window is handed out at its start. */
+static void wheel_next_window_tick_fires_at_its_start(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+
+	hwtimer_wc_arm(&c->wc, &c->e[0], 63 * TICK + 500);
+	adv(c, 63 * TICK);
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 64 * TICK);
+	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 600), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 64 * TICK), 1ULL);
 }
 
 static void wheel_fires_on_its_tick_not_later(struct kunit *test)
@@ -615,6 +675,9 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE_PARAM(wheel_cascade_from_every_level, lvl_gen_params),
 	KUNIT_CASE(wheel_arm_rounds_deadline_up_to_tick),
 	KUNIT_CASE(wheel_never_fires_before_deadline),
+	KUNIT_CASE(wheel_small_tick_fires_at_each_deadline),
+	KUNIT_CASE(wheel_full_tick_fires_at_its_start),
+	KUNIT_CASE(wheel_next_window_tick_fires_at_its_start),
 	KUNIT_CASE(wheel_fires_on_its_tick_not_later),
 	KUNIT_CASE(wheel_past_deadline_is_due_at_once),
 	KUNIT_CASE(wheel_advance_backwards_moves_nothing),

@@ -81,7 +81,7 @@ static int advance_to(struct wm_state *st, u64 t)
 	if (t > st->now)
 		st->now = t;
 	n = hwtimer_wc_advance(st->wc, t, &out);
-	return wm_check_fired(st, &out, n);
+	return wm_check_fired(st, &out, n, t);
 }
 
 static void start(struct wm_state *st, struct in *in)
