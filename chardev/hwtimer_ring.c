@@ -313,18 +313,23 @@ static void set_flags(struct hwt_ring *r, u32 flags)
 }
 
 /*
- * Arm the periodic drain unless it runs. Should the wheel refuse, leave
- * NEED_WAKEUP set so that the next submission calls ENTER again.
+ * Arm the periodic drain unless it runs. Its deadlines fall on tick
+ * starts, where the drains of every context share a wake-up (a tick's
+ * deadlines are otherwise served one by one when they are few). Should
+ * the wheel refuse, leave NEED_WAKEUP set so that the next submission
+ * calls ENTER again.
  */
 static void drain_start(struct hwt_ring *r)
 {
 	u64 tick = hwtimer_wheel_tick_ns(r->w);
+	u64 at = hwtimer_wheel_now(r->w) + tick;
 	int ret;
 
 	lockdep_assert_held(&r->drain_mutex);
 	if (r->drain_on)
 		return;
-	ret = hwtimer_arm(r->w, &r->drain, tick, tick, 0);
+	at = div64_u64(at + tick - 1, tick) * tick;
+	ret = hwtimer_arm(r->w, &r->drain, at, tick, HWTIMER_ARM_ABS);
 	if (ret && ret != -EBUSY) {
 		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
 		return;
