@@ -518,9 +518,24 @@ static void wheel_u64_max_deadline_rounds_without_wrap(struct kunit *test)
 			hwtimer_wc_tick_to_ns(&c->wc, tick_of(c, &c->e[0])),
 			U64_MAX);
 	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 9U);
-	/* Never early: not even at U64_MAX ns, the last representable time. */
-	KUNIT_EXPECT_EQ(test, adv(c, U64_MAX), 0ULL);
+	/* Never early: not even 1 ns before, in its tick's window. */
+	KUNIT_EXPECT_EQ(test, adv(c, U64_MAX - 1), 0ULL);
 	KUNIT_EXPECT_TRUE(test, hwtimer_wc_entry_pending(&c->e[0]));
+	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 0U);
+	/* Its tick, never started, is small: served at its deadline. */
+	KUNIT_EXPECT_EQ(test, adv(c, U64_MAX), 1ULL);
+}
+
+/* A full last tick, whose start is past U64_MAX ns, is never reached. */
+static void wheel_full_last_tick_never_reached(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	unsigned int i;
+
+	for (i = 0; i <= HWTIMER_WC_EXACT_MAX; i++)
+		hwtimer_wc_arm(&c->wc, &c->e[i], U64_MAX - i);
+	KUNIT_EXPECT_EQ(test, adv(c, U64_MAX), 0ULL);
+	KUNIT_EXPECT_EQ(test, c->wc.count, HWTIMER_WC_EXACT_MAX + 1ULL);
 }
 
 static void wheel_tick_conversion_saturates(struct kunit *test)
@@ -699,6 +714,7 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE(wheel_next_expiry_after_advance_and_drain),
 	KUNIT_CASE(wheel_u64_max_deadline_one_ns_tick),
 	KUNIT_CASE(wheel_u64_max_deadline_rounds_without_wrap),
+	KUNIT_CASE(wheel_full_last_tick_never_reached),
 	KUNIT_CASE(wheel_tick_conversion_saturates),
 	KUNIT_CASE(wheel_long_jump_hands_out_everything_due),
 	KUNIT_CASE(wheel_long_jump_keeps_later_entries),
