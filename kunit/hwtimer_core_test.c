@@ -33,6 +33,7 @@
 
 #include "hwtimer.h"
 #include "hwtimer_kunit.h"
+#include "hwtimer_wheel.h"
 
 /* Upper bound for anything that must happen: only catches hangs. */
 #define WAIT_MS		30000
@@ -490,6 +491,35 @@ static void core_absolute_deadline_is_kept(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, dl, 0, HWTIMER_ARM_ABS), 0);
 	KUNIT_EXPECT_EQ(test, hwtimer_deadline(&it->tmo), dl);
 	expect_ran_for(test, it, dl);
+}
+
+/*
+ * A lone timeout in a tick of the current window of 64 ticks is served at
+ * its own deadline, not at its tick's start: with a 1 s tick, a deadline
+ * half a tick before that start fires before it (the 500 ms between are
+ * the slack for the worker's wake-up in a slow VM). Served at the tick's
+ * start instead, it would fire at or after it.
+ */
+static void core_lone_timeout_fires_at_its_deadline(struct kunit *test)
+{
+	struct hwtimer_wheel *w;
+	struct item *it = new_items(test, 1);
+	u64 tick;
+
+	/* Arm two ticks ahead within one window: wait out its last two. */
+	for (;;) {
+		tick = div64_u64(ktime_get_ns(), NSEC_PER_SEC);
+		if (!(((tick + 2) ^ tick) >> HWTIMER_WC_LVL_BITS))
+			break;
+		msleep(1000);
+	}
+	w = new_wheel(test, NSEC_PER_SEC, 1, 0, CLOCK_MONOTONIC);
+	tick += 2;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo,
+					  tick * NSEC_PER_SEC - NSEC_PER_SEC / 2,
+					  0, HWTIMER_ARM_ABS), 0);
+	expect_ran_for(test, it, tick * NSEC_PER_SEC - NSEC_PER_SEC / 2);
+	KUNIT_EXPECT_LT(test, it->fired_at, tick * NSEC_PER_SEC);
 }
 
 static void core_past_deadline_fires_at_once(struct kunit *test)
@@ -1589,6 +1619,7 @@ static struct kunit_case hwtimer_core_cases[] = {
 	HWT_CASE(core_arm_pending_is_busy),
 	HWT_CASE(core_oneshot_fires_once_not_early),
 	HWT_CASE(core_absolute_deadline_is_kept),
+	HWT_CASE(core_lone_timeout_fires_at_its_deadline),
 	HWT_CASE(core_past_deadline_fires_at_once),
 	HWT_CASE_SLOW(core_never_early_random_delays),
 	HWT_CASE_SLOW(core_same_tick_fire_exactly_once),
