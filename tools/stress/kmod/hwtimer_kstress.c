@@ -39,11 +39,14 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "hwtimer.h"
 
 #define ITEMS		64
+/* Modify deadlines a periodic item remembers. */
+#define KST_MODS	16
 #define MS		1000000ULL
 /* Still pending this long after its deadline: lost in all but name. */
 #define STUCK_NS	(5000 * MS)
@@ -64,9 +67,10 @@ MODULE_PARM_DESC(hold, "hold mode: timeouts armed and kept");
  * @w: its wheel, fixed
  * @period: period of the current life, 0 for a one-shot
  * @deadline: one-shot: deadline of the last arm or modify (absolute)
- * @mod_deadline: periodic: deadline of the last modify
- * @prev_mod: periodic: deadline of the modify before (a callback collected
- *	for it may start while the next modify is under way)
+ * @mods: periodic: deadlines of the last KST_MODS modifies, the last at
+ *	@nmods - 1 (mod KST_MODS): a callback that reads a modified deadline
+ *	may be preempted while the next modifies are made
+ * @nmods: periodic: modifies this life
  * @prev_deadline: periodic: deadline of the last callback (at the start of
  *	a life: the first deadline less a period)
  * @next_expect: periodic: latest deadline the next expiry may have
@@ -88,8 +92,8 @@ struct kitem {
 	struct hwtimer_wheel *w;
 	u64 period;
 	u64 deadline;
-	u64 mod_deadline;
-	u64 prev_mod;
+	u64 mods[KST_MODS];
+	unsigned int nmods;
 	u64 prev_deadline;
 	u64 next_expect;
 	u64 fired_deadline;
@@ -155,6 +159,25 @@ static void note_early(struct kitem *it, u64 d, u64 now)
 		       atomic_read(&it->fires));
 }
 
+/* Was @d the deadline of one of @it's last KST_MODS modifies? */
+static bool modified_to(const struct kitem *it, u64 d)
+{
+	unsigned int i;
+
+	for (i = 0; i < KST_MODS; i++)
+		if (d && READ_ONCE(it->mods[i]) == d)
+			return true;
+	return false;
+}
+
+/* The deadline of @it's last modify, 0 if none this life. */
+static u64 last_mod(const struct kitem *it)
+{
+	unsigned int n = READ_ONCE(it->nmods);
+
+	return n ? READ_ONCE(it->mods[(n - 1) % KST_MODS]) : 0;
+}
+
 static void kst_fn(struct hwtimer_timeout *t)
 {
 	struct kitem *it = hwtimer_from(it, t, t);
@@ -164,8 +187,7 @@ static void kst_fn(struct hwtimer_timeout *t)
 	if (it->period) {
 		u64 prev = READ_ONCE(it->prev_deadline);
 		u64 want = prev + (1 + o) * it->period;
-		bool moved = d == READ_ONCE(it->mod_deadline) ||
-			     d == READ_ONCE(it->prev_mod);
+		bool moved = modified_to(it, d);
 
 		if (prev && d != want && !moved) {
 			atomic64_inc(&n_wrong);
@@ -233,8 +255,7 @@ static void settle(struct kitem *it)
 /* Cancel to end the life; @now is the wheel's time before the call. */
 static void end_life(struct kitem *it)
 {
-	u64 due = max3(it->armed_at, it->deadline,
-		       READ_ONCE(it->mod_deadline));
+	u64 due = max3(it->armed_at, it->deadline, last_mod(it));
 	u64 now = hwtimer_wheel_now(it->w);
 	int r;
 
@@ -278,8 +299,8 @@ static void start_life(struct kthr *k, struct kitem *it)
 		it->deadline = now - rnd(&k->rng) % (now / 2 + 1);
 	it->next_expect = it->deadline;
 	it->prev_deadline = it->period ? it->deadline - it->period : 0;
-	it->mod_deadline = 0;
-	it->prev_mod = 0;
+	memset(it->mods, 0, sizeof(it->mods));
+	it->nmods = 0;
 	it->armed_at = now;
 	ret = hwtimer_arm(it->w, &it->t, it->deadline, it->period, HWTIMER_ARM_ABS);
 	atomic64_inc(&n_ops);
@@ -302,8 +323,8 @@ static void modify(struct kthr *k, struct kitem *it)
 	if (!it->period && now + MS > it->deadline)
 		return;
 	if (it->period) {
-		WRITE_ONCE(it->prev_mod, it->mod_deadline);
-		WRITE_ONCE(it->mod_deadline, nd);
+		WRITE_ONCE(it->mods[it->nmods % KST_MODS], nd);
+		WRITE_ONCE(it->nmods, it->nmods + 1);
 	} else {
 		if (now + 1000 * MS > it->deadline)
 			it->tight_mods++;
@@ -588,7 +609,7 @@ static int hold_timeouts(void)
 		it->period = period;
 		it->next_expect = 0;
 		it->prev_deadline = 0;
-		it->mod_deadline = 0;
+		it->nmods = 0;
 		if (hwtimer_arm(it->w, &it->t, rnd(&seed) % (2000 * MS), period,
 				0))
 			pr_err("hwtimer_kstress: hold: arm %u failed\n", i);
