@@ -468,20 +468,15 @@ static int run_one(struct hwtimer *h, struct hwtimer_batch_op *op)
 	return op->status ? op->status : (int)op->result;
 }
 
-HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
-			   uint64_t deadline_ns, uint64_t period_ns,
-			   unsigned int flags, uint64_t user_data, uint64_t *id)
+/* hwtimer_arm() through BATCH or the backend: an op, run at once. */
+noinline int hwtimer__arm_op(struct hwtimer *h, int clock,
+			     uint64_t deadline_ns, uint64_t period_ns,
+			     unsigned int flags, uint64_t user_data,
+			     uint64_t *id)
 {
 	struct hwtimer_batch_op op;
 	int r;
 
-	/* On the rings: no op to fill and dispatch. */
-	if (h->ring) {
-		r = hwtimer__ring_arm(h, clock, deadline_ns, period_ns, flags,
-				      user_data, id);
-		if (r != HWT_RING_PASS)
-			return r;
-	}
 	r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
 	if (!r)
 		r = run_one(h, &op);
@@ -490,18 +485,32 @@ HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
 	return r;
 }
 
-HWT_EXPORT int hwtimer_cancel(struct hwtimer *h, uint64_t id)
+HWT_EXPORT int hwtimer_arm(struct hwtimer *h, int clock,
+			   uint64_t deadline_ns, uint64_t period_ns,
+			   unsigned int flags, uint64_t user_data, uint64_t *id)
+{
+	/* On the rings: no op to fill and dispatch. */
+	if (h->ring)
+		return hwtimer__ring_arm(h, clock, deadline_ns, period_ns,
+					 flags, user_data, id);
+	return hwtimer__arm_op(h, clock, deadline_ns, period_ns, flags,
+			       user_data, id);
+}
+
+/* hwtimer_cancel() through BATCH or the backend. */
+noinline int hwtimer__cancel_op(struct hwtimer *h, uint64_t id)
 {
 	struct hwtimer_batch_op op;
-	int r;
 
-	if (h->ring) {
-		r = hwtimer__ring_cancel(h, id);
-		if (r != HWT_RING_PASS)
-			return r;
-	}
 	make_cancel(&op, id);
 	return run_one(h, &op);
+}
+
+HWT_EXPORT int hwtimer_cancel(struct hwtimer *h, uint64_t id)
+{
+	if (h->ring)
+		return hwtimer__ring_cancel(h, id);
+	return hwtimer__cancel_op(h, id);
 }
 
 HWT_EXPORT int hwtimer_modify(struct hwtimer *h, uint64_t id,

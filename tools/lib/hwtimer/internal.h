@@ -110,15 +110,22 @@ int hwtimer__ring_init(struct hwtimer *h);
 void hwtimer__ring_close(struct hwtimer *h);
 bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op);
 int hwtimer__ring_kick(struct hwtimer *h);
-/*
- * hwtimer_arm() and hwtimer_cancel() on the rings: the answer, or
- * HWT_RING_PASS when the rings leave the op to the general path.
- */
+/* What hwtimer__ring_op()'s helpers answer for an op that is not theirs. */
 #define HWT_RING_PASS	INT_MIN
+/*
+ * hwtimer_arm() and hwtimer_cancel() on the rings, which hand an op they
+ * leave to the general path, hwtimer__arm_op() and hwtimer__cancel_op(),
+ * on with a tail call: the call that the rings serve saves nothing for a
+ * fallback it does not take.
+ */
 int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 		      uint64_t period_ns, unsigned int flags,
 		      uint64_t user_data, uint64_t *id);
 int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id);
+int hwtimer__arm_op(struct hwtimer *h, int clock, uint64_t deadline_ns,
+		    uint64_t period_ns, unsigned int flags,
+		    uint64_t user_data, uint64_t *id);
+int hwtimer__cancel_op(struct hwtimer *h, uint64_t id);
 int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max);
 bool hwtimer__ring_read_needed(struct hwtimer *h);

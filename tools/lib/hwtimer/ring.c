@@ -940,16 +940,19 @@ int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 	/* No FREE slot at hand: the long way takes completions, or BATCH. */
 	if (!ring_mine(r) || clock != CLOCK_MONOTONIC || period_ns ||
 	    (flags & ~HWTIMER_ARM_ABS) || r->free_head == r->setup.slots)
-		return HWT_RING_PASS;
+		goto general;
 	s = slot_arm(h, deadline_ns, flags, user_data);
 	if (!s) {
 		r->now = 0;
-		return HWT_RING_PASS;
+		goto general;
 	}
 	ret = ring_kick_mine(h);
 	if (!ret && id)
 		*id = s->id;
 	return ret;
+general:
+	return hwtimer__arm_op(h, clock, deadline_ns, period_ns, flags,
+			       user_data, id);
 }
 
 int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
@@ -959,6 +962,8 @@ int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 	int ret, kick;
 
 	ret = ring_id_check(r, id);
+	if (ret == HWT_RING_PASS)
+		return hwtimer__cancel_op(h, id);
 	if (ret)
 		return ret;
 	s = lookup(r, id);
