@@ -668,7 +668,9 @@ def lib_section(md, R):
     """libhwtimer's submission queue against BATCH by hand."""
     if any(R.get("ucost", "ns_per_timeout", p) is not None for p in LPEERS):
         md.append("\nlibhwtimer (hwtimer_lib_bench: 262,144 timeouts armed "
-                  "and cancelled 1024 at a time, so at most 1024 pending; "
+                  "and cancelled 1024 at a time, so at most 1024 pending, "
+                  "with absolute deadlines from one clock read per 1024 "
+                  "as the heap peer arms from one per round; "
                   "median of 5 rounds): its submission queue of 1024 "
                   "against a BATCH array of 1024 filled by hand, single "
                   "calls, and both through the timer rings, the first "
