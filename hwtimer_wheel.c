@@ -299,16 +299,24 @@ static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 }
 
 /*
- * Are tick @tick's entries handed out at their own deadlines? When @tick is
- * after the current tick in the same level-0 window, its level-0 slot holds
- * exactly its entries; they are if they are at most HWTIMER_WC_EXACT_MAX.
+ * Is @tick after the current tick in the same level-0 window? Its level-0
+ * slot then holds exactly its entries.
+ */
+static bool window_tick(const struct hwtimer_wc *wc, u64 tick)
+{
+	return tick > wc->now && !((tick ^ wc->now) >> HWTIMER_WC_LVL_BITS);
+}
+
+/*
+ * Are tick @tick's entries handed out at their own deadlines? When
+ * window_tick(), if they are at most HWTIMER_WC_EXACT_MAX.
  */
 static bool exact_tick(const struct hwtimer_wc *wc, u64 tick)
 {
 	const struct list_head *head, *pos;
 	unsigned int n = 0;
 
-	if (tick <= wc->now || (tick ^ wc->now) >> HWTIMER_WC_LVL_BITS)
+	if (!window_tick(wc, tick))
 		return false;
 	head = &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))];
 	list_for_each(pos, head)
@@ -620,14 +628,19 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 {
 	const struct hwtimer_wc_entry *e;
 	u64 first = U64_MAX;
+	unsigned int n = 0;
 
-	if (!exact_tick(wc, tick))
+	/* exact_tick(), counting in the walk that finds the first. */
+	if (!window_tick(wc, tick))
 		return hwtimer_wc_tick_to_ns(wc, tick);
 	list_for_each_entry(e, &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))],
-			    node)
+			    node) {
+		if (++n > HWTIMER_WC_EXACT_MAX)
+			return hwtimer_wc_tick_to_ns(wc, tick);
 		if (e->expires_ns < first)
 			first = e->expires_ns;
-	return first;
+	}
+	return n ? first : hwtimer_wc_tick_to_ns(wc, tick);
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_due_ns, HWTIMER_WHEEL);
 
