@@ -22,9 +22,11 @@
  * CANCEL, so it pairs entries only when the completion ring has a place
  * for every entry, which it keeps from expiries (they go to read() then);
  * should a waiting MODIFY stop it before a paired CANCEL, the ARM is
- * armed after all. A drain that finds the ring empty sets
- * NEED_WAKEUP and, if the ring is still empty after a full barrier, stops
- * the periodic drain; ENTER restarts it:
+ * armed after all. The HWT_RING_IDLE_DRAINS-th periodic drain in a row
+ * that finds the ring empty sets NEED_WAKEUP and, if the ring is still
+ * empty after a full barrier, stops the periodic drain; ENTER restarts it.
+ * The drains in between, as io_uring's SQPOLL thread idles before it
+ * sleeps, spare a process that pauses for a few ticks an ENTER:
  *
  *	userspace			kernel (drain, under drain_mutex)
  *	---------			------
@@ -85,6 +87,12 @@
 #define HWT_RING_SQES		(9 * HWT_RING_LINE)
 /* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
+/*
+ * Periodic drains in a row that find the ring empty before the drain
+ * stops and asks for ENTER: 16 ticks of a pause cost a process nothing,
+ * the drain's end 16 wake-ups once.
+ */
+#define HWT_RING_IDLE_DRAINS	16
 /* In hwt_ring.link of a CANCEL: its ARM was deferred. */
 #define HWT_RING_DEFERRED	BIT(31)
 /* In hwt_ring.link: the entry failed sqe_check(), which it answers. */
@@ -125,9 +133,10 @@
  * @cq_reserved: places of the completion ring kept for the drain under
  *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
- *	@dropped and @drain_on
+ *	@dropped, @drain_on and @idle_drains
  * @drain: the periodic drain, a tick apart
  * @drain_on: @drain is armed, or its running callback re-arms it
+ * @idle_drains: periodic drains in a row that consumed nothing
  * @sq_next: the kernel's sq head: next entry to consume
  * @flags: the kernel's copy of the header flags
  * @dropped: times the sq tail was found impossible and skipped to
@@ -164,6 +173,7 @@ struct hwt_ring {
 	struct mutex drain_mutex;	/* one drain at a time */
 	struct hwtimer_timeout drain;
 	bool drain_on;
+	u32 idle_drains;
 	u32 sq_next;
 	u32 flags;
 	u32 dropped;
@@ -326,6 +336,7 @@ static void drain_start(struct hwt_ring *r)
 	int ret;
 
 	lockdep_assert_held(&r->drain_mutex);
+	r->idle_drains = 0;
 	if (r->drain_on)
 		return;
 	at = div64_u64(at + tick - 1, tick) * tick;
@@ -895,7 +906,9 @@ static void ring_drain_fn(struct hwtimer_timeout *t)
 
 	mutex_lock(&r->drain_mutex);
 	n = ring_drain(r);
-	if (!n)
+	if (n)
+		r->idle_drains = 0;
+	else if (++r->idle_drains >= HWT_RING_IDLE_DRAINS)
 		drain_stop_if_idle(r);
 	mutex_unlock(&r->drain_mutex);
 }

@@ -4147,6 +4147,56 @@ TEST_F(ctx, ring_need_wakeup)
 	EXPECT_TRUE(ev.id == 2 && ev.cookie == 3);
 }
 
+/*
+ * A pause of a couple of ticks does not stop the drain: an entry pushed
+ * after it, with no ENTER, is consumed, and NEED_WAKEUP stays clear. A
+ * drain that stopped after one empty pass fails every trial.
+ *
+ * Timing: the pause is 2 ticks, the drain idles 16 before it stops; a
+ * trial fails spuriously only if the process stalls for over 13 ticks
+ * between its two pushes, so 3 of 5 trials must pass.
+ */
+TEST_F(ctx, ring_pause_needs_no_enter)
+{
+	struct hwtimer_event ev;
+	int trial, passed = 0;
+	struct ring r;
+	uint32_t head;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	for (trial = 0; trial < 5; trial++) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+
+		/* The drain runs: an ENTER (re)starts it, consuming all. */
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_NOP }) == 0);
+		ASSERT_TRUE(ring_enter(self->fd) >= 0);
+		head = __atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE);
+		ASSERT_TRUE(head == *r.sq_tail);
+		sleep_ms((2 * tick_ns + MS - 1) / MS);
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = 1, .deadline_ns = 1,
+			.cookie = trial }) == 0);
+		while (__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) == head &&
+		       !(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) &
+			 HWTIMER_RING_NEED_WAKEUP) &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			sleep_ms(1);
+		if (__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) != head)
+			passed++;
+		else
+			TH_LOG("trial %d: the drain stopped after a pause",
+			       trial);
+		/* Consumed or not, ENTER settles it; the expiry comes. */
+		ASSERT_TRUE(ring_enter(self->fd) >= 0);
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+		EXPECT_TRUE(ev.id == 1 && ev.cookie == (uint64_t)trial);
+	}
+	EXPECT_TRUE(passed >= 3) {
+		TH_LOG("%d of 5 pauses of 2 ticks needed no ENTER", passed);
+	}
+}
+
 /* Arm the @n slots from 0 to fire together @ms from now, through ENTER. */
 static void arm_slots(struct __test_metadata *_metadata, int fd,
 		      struct ring *r, int n, unsigned int ms)
