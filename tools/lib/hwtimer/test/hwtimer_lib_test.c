@@ -1059,12 +1059,12 @@ static void t_rings_or_batch(void)
  * and corrects the counts when it takes the cancel's completion.
  *
  * To make that race likely: the kernel's drain of the ring is a periodic
- * timeout that stops when it finds the ring idle and is restarted, a tick
- * from then, by the arm's HWTIMER_IOC_ENTER; the wheel runs the timeouts
- * of one tick in deadline order. So after a pause the arm's deadline is
- * put a quarter tick before a multiple of the tick from the arm, and the
- * cancel is made a tenth of a tick before that deadline: the drain that
- * would take the cancel usually runs in the same tick, after the expiry.
+ * timeout on tick starts (restarted by an ENTER when it stopped after
+ * idle ticks), and a lone timeout fires at its own deadline. So the arm's
+ * deadline is put a quarter tick before a multiple of the tick from the
+ * arm, and the cancel is made a tenth of a tick before that deadline: the
+ * drain that takes the cancel usually comes at the next tick start, after
+ * the expiry.
  * Nothing is read. Until two cancels raced (the kernel's own STATS on the
  * fd tell how many) or WAIT_NS passed; hwtimer_stats() must then still
  * equal the answers. Skipped when no cancel raced.
@@ -1086,7 +1086,7 @@ static void t_stats_after_race(void)
 	}
 	tick = hwtimer_tick_ns(h);
 	for (i = 0; i < TRIES; i++) {
-		/* The drain finds the ring idle and stops. */
+		/* Between tries: the last try's records are all in. */
 		sleep_ms(3 * tick / MS + 1);
 		dl = now_ns(CLOCK_MONOTONIC) + 3 * tick - tick / 4;
 		r = hwtimer_arm(h, CLOCK_MONOTONIC, dl, 0, HWTIMER_ARM_ABS, i, &id);
