@@ -8,29 +8,34 @@
  * reached it. So an entry never leaves early, and a caller that advances at
  * the start of every occupied tick hands it out less than one tick late.
  *
- * A tick with few entries (HWTIMER_WC_EXACT_MAX) in the current level-0
- * window is also handed out entry by entry, at each one's own deadline:
- * an advance to a time in the tick before it hands out those of its
- * entries whose deadline that time has reached, and hwtimer_wc_due_ns()
- * tells the caller the earliest of them. A caller that advances then is
- * late only by its own wake-up.
+ * A tick with few entries (HWTIMER_WC_EXACT_MAX) is also handed out entry
+ * by entry, at each one's own deadline: an advance to a time in the tick
+ * before it hands out those of its entries whose deadline that time has
+ * reached, and hwtimer_wc_due_ns() tells the caller the earliest of them,
+ * wherever in the wheel they wait. A caller that advances then is late
+ * only by its own wake-up.
  *
  * The wheel has HWTIMER_WC_LEVELS levels of 64 slots. Level L resolves bits
- * [6L, 6L + 6) of the tick number: an entry whose deadline first differs
- * from the current tick in bit b sits at level b / 6, in the slot given by
- * its own bits at that level. Entries of level L thus share the current
- * tick's bits above 6L + 6, and their slot number is always greater than the
- * current tick's digit at that level: no slot wraps, and the lowest set bit
- * of a level's occupancy bitmap is its earliest slot. Eleven levels cover all
+ * [6L, 6L + 6) of the tick number. Entries are placed relative to the next
+ * tick, the first not handed out yet: one whose deadline first differs from
+ * it in bit b sits at level b / 6 (level 0 when it is that tick), in the
+ * slot given by its own bits at that level. Entries of level L thus share
+ * the next tick's bits above 6L + 6, and their slot number is never below
+ * the next tick's digit at that level (above it from level 1 on): no slot
+ * wraps, and the lowest set bit of a level's occupancy bitmap is its
+ * earliest slot. Level 0 thus holds exactly the entries of the ticks from
+ * the next one to the end of its window of 64, so the entries of the next
+ * tick are in level 0 even when it begins a window. Eleven levels cover all
  * 64 bits, so any deadline up to U64_MAX ns has a place; nothing parks in an
  * overflow list and nothing wraps.
  *
- * When time advances, the slots whose range has begun are emptied and their
- * entries are either handed out (due) or placed again relative to the new
- * time, which moves them to a lower level: they cascade down, and keep their
- * exact deadline on the way (unlike kernel/time/timer.c, which does not
- * cascade and accepts up to 12.5% lateness instead). An entry cascades at
- * most once per level. Advancing across any gap touches at most one bitmap
+ * When time advances, the slots of level 0 whose tick has come and the
+ * higher slots whose range the new next tick has reached are emptied, and
+ * their entries are either handed out (due) or placed again relative to
+ * the new next tick, which moves them to a lower level: they cascade down,
+ * and keep their exact deadline on the way (unlike kernel/time/timer.c,
+ * which does not cascade and accepts up to 12.5% lateness instead). An
+ * entry cascades at most once per level. Advancing across any gap touches at most one bitmap
  * word per level plus the entries that move, never the ticks in between.
  *
  * Every entry of level L is earlier than every entry of level L + 1, so the
@@ -168,36 +173,58 @@ u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick)
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_tick_to_ns, HWTIMER_WHEEL);
 
+/* One range of bits of a table indexed by bit: those of level @lvl. */
+#define LVL_BITS(lvl)	[LVL_SHIFT(lvl) ... LVL_SHIFT((lvl) + 1) - 1]
+
 /*
- * Level of each bit of a tick number, bit / HWTIMER_WC_LVL_BITS, looked up:
- * one entry per level of the eleven that 6-bit levels make.
+ * Level of each bit of a tick number, bit / HWTIMER_WC_LVL_BITS, and the
+ * lowest bit of that level's digit, LVL_SHIFT() of it, looked up: loads
+ * from one table instead of a division and a multiplication on the arm
+ * path. One entry per level of the eleven that 6-bit levels make.
  */
-static const u8 bit_level[64] = {
-	[LVL_SHIFT(0) ... LVL_SHIFT(1) - 1] = 0,
-	[LVL_SHIFT(1) ... LVL_SHIFT(2) - 1] = 1,
-	[LVL_SHIFT(2) ... LVL_SHIFT(3) - 1] = 2,
-	[LVL_SHIFT(3) ... LVL_SHIFT(4) - 1] = 3,
-	[LVL_SHIFT(4) ... LVL_SHIFT(5) - 1] = 4,
-	[LVL_SHIFT(5) ... LVL_SHIFT(6) - 1] = 5,
-	[LVL_SHIFT(6) ... LVL_SHIFT(7) - 1] = 6,
-	[LVL_SHIFT(7) ... LVL_SHIFT(8) - 1] = 7,
-	[LVL_SHIFT(8) ... LVL_SHIFT(9) - 1] = 8,
-	[LVL_SHIFT(9) ... LVL_SHIFT(10) - 1] = 9,
-	[LVL_SHIFT(10) ... 63] = 10,
+static const struct {
+	u8 level[64];
+	u8 shift[64];
+} bit_tab = {
+	.level = {
+		LVL_BITS(0) = 0, LVL_BITS(1) = 1, LVL_BITS(2) = 2,
+		LVL_BITS(3) = 3, LVL_BITS(4) = 4, LVL_BITS(5) = 5,
+		LVL_BITS(6) = 6, LVL_BITS(7) = 7, LVL_BITS(8) = 8,
+		LVL_BITS(9) = 9, [LVL_SHIFT(10) ... 63] = 10,
+	},
+	.shift = {
+		LVL_BITS(0) = LVL_SHIFT(0), LVL_BITS(1) = LVL_SHIFT(1),
+		LVL_BITS(2) = LVL_SHIFT(2), LVL_BITS(3) = LVL_SHIFT(3),
+		LVL_BITS(4) = LVL_SHIFT(4), LVL_BITS(5) = LVL_SHIFT(5),
+		LVL_BITS(6) = LVL_SHIFT(6), LVL_BITS(7) = LVL_SHIFT(7),
+		LVL_BITS(8) = LVL_SHIFT(8), LVL_BITS(9) = LVL_SHIFT(9),
+		[LVL_SHIFT(10) ... 63] = LVL_SHIFT(10),
+	},
 };
 
 /*
- * Level of deadline tick @expires when the wheel is at @now (< @expires):
- * that of the highest bit in which the two differ.
+ * Where deadline tick @expires goes when the wheel is at @now (< @expires):
+ * the highest bit in which it differs from the next tick, now + 1, or bit 0
+ * when it is that tick; bit_tab.level[] of it is its level. Placed relative to the next tick, the entries
+ * of the first tick of a window are in level 0 while the wheel is at the
+ * last tick of the window before, as those of every other tick are while
+ * the wheel is at the tick before theirs.
  */
-static __always_inline unsigned int calc_level(u64 now, u64 expires)
+static __always_inline unsigned int calc_bit(u64 now, u64 expires)
 {
-	u64 diff = now ^ expires;
+	/* Bit 0 stands for "same tick": below the first level's top bit. */
+	u64 diff = ((now + 1) ^ expires) | 1;
 
 	/* __fls() takes a long: it holds the whole difference on 64 bits. */
 	if (BITS_PER_LONG == 64)
-		return bit_level[__fls(diff)];
-	return bit_level[fls64(diff) - 1];
+		return __fls(diff);
+	return fls64(diff) - 1;
+}
+
+/* Slot of tick @expires in the level of @bit, a calc_bit() answer. */
+static __always_inline unsigned int bit_slot(u64 expires, unsigned int bit)
+{
+	return (expires >> bit_tab.shift[bit]) & HWTIMER_WC_LVL_MASK;
 }
 
 /* Slot number of slot @slot of level @lvl. */
@@ -240,14 +267,14 @@ static __always_inline void enqueue_entry(struct hwtimer_wc *wc,
 					  struct hwtimer_wc_entry *e,
 					  u64 expires)
 {
-	unsigned int lvl;
+	unsigned int bit;
 
 	if (expires <= wc->now) {
 		enqueue_due(wc, e);
 		return;
 	}
-	lvl = calc_level(wc->now, expires);
-	enqueue_slot(wc, e, expires, lvl, LVL_DIGIT(expires, lvl));
+	bit = calc_bit(wc->now, expires);
+	enqueue_slot(wc, e, expires, bit_tab.level[bit], bit_slot(expires, bit));
 }
 
 /* Forget that slot @idx holds anything; its list is already empty. */
@@ -299,12 +326,13 @@ static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 }
 
 /*
- * Is @tick after the current tick in the same level-0 window? Its level-0
- * slot then holds exactly its entries.
+ * Is @tick after the current tick, in the level-0 window of the next one?
+ * Its level-0 slot then holds exactly its entries.
  */
 static bool window_tick(const struct hwtimer_wc *wc, u64 tick)
 {
-	return tick > wc->now && !((tick ^ wc->now) >> HWTIMER_WC_LVL_BITS);
+	return tick > wc->now &&
+	       !((tick ^ (wc->now + 1)) >> HWTIMER_WC_LVL_BITS);
 }
 
 /*
@@ -408,7 +436,7 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_cancel, HWTIMER_WHEEL);
 bool hwtimer_wc_modify(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 		       u64 expires_ns)
 {
-	unsigned int lvl, slot, idx;
+	unsigned int bit, lvl, slot, idx;
 	u64 expires;
 
 	if (unlikely(!hwtimer_wc_entry_pending(e))) {
@@ -423,8 +451,9 @@ bool hwtimer_wc_modify(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 		enqueue_due(wc, e);
 		return true;
 	}
-	lvl = calc_level(wc->now, expires);
-	slot = LVL_DIGIT(expires, lvl);
+	bit = calc_bit(wc->now, expires);
+	lvl = bit_tab.level[bit];
+	slot = bit_slot(expires, bit);
 	idx = SLOT_INDEX(lvl, slot);
 	/*
 	 * With the due list empty every entry sits in the slot its deadline
@@ -459,6 +488,21 @@ static u64 passed_slots(u64 old, u64 now, unsigned int lvl)
 	hi = LVL_DIGIT(now, lvl);
 	/* Bits lo+1 .. hi; "2 << 63" is 0 in u64, which makes the mask all ones. */
 	return ((2ULL << hi) - 1) & ~((2ULL << lo) - 1);
+}
+
+/*
+ * Mask of the level-0 slots of the ticks in (@old, @now], @old < @now: the
+ * level holds the window of tick @old + 1, all of it due once @now has
+ * left that window.
+ */
+static u64 due_slots(u64 old, u64 now)
+{
+	u64 next = old + 1;
+
+	if ((next ^ now) >> HWTIMER_WC_LVL_BITS)
+		return ~0ULL;
+	return ((2ULL << LVL_DIGIT(now, 0)) - 1) &
+	       ~((1ULL << LVL_DIGIT(next, 0)) - 1);
 }
 
 /* Move every entry of the slots in @mask at level @lvl onto @todo. */
@@ -510,19 +554,23 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	LIST_HEAD(run);
 
 	if (now > wc->now) {
+		/* Entries are placed relative to the next tick (calc_level()). */
+		u64 next = wc->now + 1, to = now < U64_MAX ? now + 1 : now;
 		unsigned int lvl;
 
-		for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++) {
-			u64 mask = passed_slots(wc->now, now, lvl);
+		/*
+		 * The entries keep their old slot number until they are looked
+		 * at; detach_entry() copes with that (the slot's list is empty
+		 * or holds others). Level 0 holds the ticks now due; a higher
+		 * level's slot is cascaded once the next tick reaches it.
+		 */
+		collect_slots(wc, 0, due_slots(wc->now, now), &wc->due);
+		for (lvl = 1; lvl < HWTIMER_WC_LEVELS; lvl++) {
+			u64 mask = passed_slots(next, to, lvl);
 
-			/*
-			 * The entries keep their old slot number until they are
-			 * looked at; detach_entry() copes with that (the slot's
-			 * list is empty or holds others).
-			 */
 			collect_slots(wc, lvl, mask, &wc->due);
 			/*
-			 * A level whose window still holds the new time leaves
+			 * A level whose window still holds the next tick leaves
 			 * every higher level's window (and digit) unchanged.
 			 */
 			if (mask != ~0ULL)
@@ -612,13 +660,18 @@ bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
 
 /**
- * hwtimer_wc_due_ns() - when the entries of a tick are due, to the ns
+ * hwtimer_wc_due_ns() - when to advance the wheel for a tick, to the ns
  * @wc: the wheel
  * @tick: a tick, such as hwtimer_wc_next_expiry() reports
  *
- * The earliest deadline among @tick's entries when they are handed out at
- * their own deadlines (see the top of this file), else the start of @tick.
- * The time to advance at for @tick: never later than its start. Walks at
+ * The earliest deadline in @tick's slot when that slot holds at most
+ * HWTIMER_WC_EXACT_MAX entries: in level 0 they are @tick's own, handed
+ * out at their own deadlines (see the top of this file); in a higher level
+ * an advance to that time brings the slot down and then hands out the
+ * entries of that deadline's tick as those of level 0. A fuller slot of
+ * level 0 is handed out at @tick's start; a fuller slot of a higher level
+ * is brought down at the start of the tick before, after which @tick is in
+ * level 0 and asked about again. Never later than @tick's start. Walks at
  * most HWTIMER_WC_EXACT_MAX + 1 entries.
  *
  * Context: caller serialises all calls on @wc.
@@ -626,21 +679,24 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
  */
 u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 {
+	u64 start = hwtimer_wc_tick_to_ns(wc, tick), first = U64_MAX;
 	const struct hwtimer_wc_entry *e;
-	u64 first = U64_MAX;
-	unsigned int n = 0;
+	unsigned int bit, lvl, n = 0;
 
-	/* exact_tick(), counting in the walk that finds the first. */
-	if (!window_tick(wc, tick))
-		return hwtimer_wc_tick_to_ns(wc, tick);
-	list_for_each_entry(e, &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))],
+	if (tick <= wc->now)
+		return start;
+	bit = calc_bit(wc->now, tick);
+	lvl = bit_tab.level[bit];
+	list_for_each_entry(e, &wc->slots[SLOT_INDEX(lvl, bit_slot(tick, bit))],
 			    node) {
 		if (++n > HWTIMER_WC_EXACT_MAX)
-			return hwtimer_wc_tick_to_ns(wc, tick);
+			/* Past level 0, @tick is at least two ticks ahead. */
+			return lvl ? hwtimer_wc_tick_to_ns(wc, tick - 1) : start;
 		if (e->expires_ns < first)
 			first = e->expires_ns;
 	}
-	return n ? first : hwtimer_wc_tick_to_ns(wc, tick);
+	/* An empty slot: a stale lower bound, or no entry of @tick. */
+	return first < start ? first : start;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_due_ns, HWTIMER_WHEEL);
 

@@ -27,9 +27,10 @@
 #define HWTIMER_WC_SLOTS	(HWTIMER_WC_LEVELS * HWTIMER_WC_LVL_SIZE)
 
 /*
- * Most entries a tick's slot may hold for the wheel to hand them out at
- * their own deadlines (hwtimer_wc_due_ns()); a fuller tick is handed out
- * whole at its start. Bounds the walk of the slot that exactness costs.
+ * Most entries a slot may hold for the wheel to hand them out at their own
+ * deadlines (hwtimer_wc_due_ns()): a fuller tick is handed out whole at its
+ * start, a fuller slot of a higher level brought down a tick before its
+ * first. Bounds the walk of the slot that exactness costs.
  */
 #define HWTIMER_WC_EXACT_MAX	32
 

@@ -15,9 +15,10 @@
  * The model is a list of the armed entries sorted by nanosecond deadline and
  * a clock that only moves forward. An entry is due once the model's time,
  * rounded down to a whole tick, has reached its deadline: the wheel's rule,
- * stated without its tick arithmetic. The entries of the next tick are due
- * at their own deadlines when that tick is in the current tick's window of
- * 64 and has at most HWTIMER_WC_EXACT_MAX of them.
+ * stated without its tick arithmetic. The entries of a tick after the
+ * current one are due at their own deadlines when that tick is in the
+ * window of 64 of the tick after the current one and has at most
+ * HWTIMER_WC_EXACT_MAX of them.
  */
 #ifndef _HWTIMER_WHEEL_MODEL_H
 #define _HWTIMER_WHEEL_MODEL_H
@@ -112,13 +113,15 @@ static inline u64 wm_tick_of(const struct wm_state *st, u64 deadline)
 
 /*
  * Are the entries of @tick due at their own deadlines? When @tick is after
- * the wheel's current tick, in its window of 64, and has few entries.
+ * the wheel's current tick, in the window of 64 of the tick after it, and
+ * has few entries.
  */
 static inline bool wm_exact(const struct wm_state *st, u64 tick)
 {
 	u32 i, n = 0;
 
-	if (tick <= st->wc->now || (tick ^ st->wc->now) >> HWTIMER_WC_LVL_BITS)
+	if (tick <= st->wc->now ||
+	    (tick ^ (st->wc->now + 1)) >> HWTIMER_WC_LVL_BITS)
 		return false;
 	for (i = 0; i < st->nsorted; i++)
 		if (wm_tick_of(st, st->items[st->sorted[i]].deadline) == tick)

@@ -251,17 +251,69 @@ static void wheel_full_tick_fires_at_its_start(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, adv(c, 5 * TICK - 1), (u64)HWTIMER_WC_EXACT_MAX);
 }
 
-/* The first tick of the next window is handed out at its start. */
-static void wheel_next_window_tick_fires_at_its_start(struct kunit *test)
+/*
+ * A lone entry past the current window, here in the first tick of the
+ * next one, is due at its own deadline too: one advance then brings its
+ * slot down and hands it out.
+ */
+static void wheel_next_window_tick_fires_at_its_deadline(struct kunit *test)
 {
 	struct wheel_ctx *c = test->priv;
 
 	hwtimer_wc_arm(&c->wc, &c->e[0], 63 * TICK + 500);
-	adv(c, 63 * TICK);
+	KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), 1U);
 	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 64 * TICK);
-	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 600), 0ULL);
-	KUNIT_EXPECT_EQ(test, adv(c, 64 * TICK), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK + 500);
+	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 499), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 500), 1ULL);
+	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
+}
+
+/*
+ * A lone far entry is due at its own deadline, whatever level it waits in
+ * (each one whose ticks this tick reaches): one wake-up, at the deadline,
+ * not at its tick's start.
+ */
+static void wheel_lone_far_entry_due_at_its_deadline(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	unsigned int l;
+	u64 t, d;
+
+	for (l = 0; l < HWTIMER_WC_LEVELS - 1; l++) {
+		hwtimer_wc_init(&c->wc, TICK, 0);
+		t = lvl_start(l) + 5;
+		d = t * TICK - TICK / 2;
+		hwtimer_wc_arm(&c->wc, &c->e[0], d);
+		KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), l);
+		KUNIT_ASSERT_EQ(test, next_tick(test, c), t);
+		KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, t), d);
+		KUNIT_EXPECT_EQ(test, adv(c, d - 1), 0ULL);
+		KUNIT_EXPECT_EQ(test, adv(c, d), 1ULL);
+	}
+}
+
+/*
+ * A slot past level 0 with more entries than are walked is brought down at
+ * the start of the tick before its first: the next window's first tick is
+ * then in level 0 and exact again.
+ */
+static void wheel_full_far_slot_comes_down_a_tick_early(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	unsigned int i;
+
+	/* Tick 64 (one entry) and ticks 65..96 share level 1's slot 1. */
+	hwtimer_wc_arm(&c->wc, &c->e[0], 63 * TICK + 100);
+	for (i = 1; i <= HWTIMER_WC_EXACT_MAX; i++)
+		hwtimer_wc_arm(&c->wc, &c->e[i], (64 + i) * TICK);
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK);
+	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK), 0ULL);
+	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 0U);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK + 100);
+	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 100), 1ULL);
+	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
 }
 
 static void wheel_fires_on_its_tick_not_later(struct kunit *test)
@@ -692,7 +744,9 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE(wheel_never_fires_before_deadline),
 	KUNIT_CASE(wheel_small_tick_fires_at_each_deadline),
 	KUNIT_CASE(wheel_full_tick_fires_at_its_start),
-	KUNIT_CASE(wheel_next_window_tick_fires_at_its_start),
+	KUNIT_CASE(wheel_next_window_tick_fires_at_its_deadline),
+	KUNIT_CASE(wheel_lone_far_entry_due_at_its_deadline),
+	KUNIT_CASE(wheel_full_far_slot_comes_down_a_tick_early),
 	KUNIT_CASE(wheel_fires_on_its_tick_not_later),
 	KUNIT_CASE(wheel_past_deadline_is_due_at_once),
 	KUNIT_CASE(wheel_advance_backwards_moves_nothing),
