@@ -173,9 +173,6 @@ u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick)
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_tick_to_ns, HWTIMER_WHEEL);
 
-/* One range of bits of a table indexed by bit: those of level @lvl. */
-#define LVL_BITS(lvl)	[LVL_SHIFT(lvl) ... LVL_SHIFT((lvl) + 1) - 1]
-
 /*
  * Level of each bit of a tick number, bit / HWTIMER_WC_LVL_BITS, and the
  * lowest bit of that level's digit, LVL_SHIFT() of it, looked up: loads
@@ -187,17 +184,29 @@ static const struct {
 	u8 shift[64];
 } bit_tab = {
 	.level = {
-		LVL_BITS(0) = 0, LVL_BITS(1) = 1, LVL_BITS(2) = 2,
-		LVL_BITS(3) = 3, LVL_BITS(4) = 4, LVL_BITS(5) = 5,
-		LVL_BITS(6) = 6, LVL_BITS(7) = 7, LVL_BITS(8) = 8,
-		LVL_BITS(9) = 9, [LVL_SHIFT(10) ... 63] = 10,
+		[LVL_SHIFT(0) ... LVL_SHIFT(1) - 1] = 0,
+		[LVL_SHIFT(1) ... LVL_SHIFT(2) - 1] = 1,
+		[LVL_SHIFT(2) ... LVL_SHIFT(3) - 1] = 2,
+		[LVL_SHIFT(3) ... LVL_SHIFT(4) - 1] = 3,
+		[LVL_SHIFT(4) ... LVL_SHIFT(5) - 1] = 4,
+		[LVL_SHIFT(5) ... LVL_SHIFT(6) - 1] = 5,
+		[LVL_SHIFT(6) ... LVL_SHIFT(7) - 1] = 6,
+		[LVL_SHIFT(7) ... LVL_SHIFT(8) - 1] = 7,
+		[LVL_SHIFT(8) ... LVL_SHIFT(9) - 1] = 8,
+		[LVL_SHIFT(9) ... LVL_SHIFT(10) - 1] = 9,
+		[LVL_SHIFT(10) ... 63] = 10,
 	},
 	.shift = {
-		LVL_BITS(0) = LVL_SHIFT(0), LVL_BITS(1) = LVL_SHIFT(1),
-		LVL_BITS(2) = LVL_SHIFT(2), LVL_BITS(3) = LVL_SHIFT(3),
-		LVL_BITS(4) = LVL_SHIFT(4), LVL_BITS(5) = LVL_SHIFT(5),
-		LVL_BITS(6) = LVL_SHIFT(6), LVL_BITS(7) = LVL_SHIFT(7),
-		LVL_BITS(8) = LVL_SHIFT(8), LVL_BITS(9) = LVL_SHIFT(9),
+		[LVL_SHIFT(0) ... LVL_SHIFT(1) - 1] = LVL_SHIFT(0),
+		[LVL_SHIFT(1) ... LVL_SHIFT(2) - 1] = LVL_SHIFT(1),
+		[LVL_SHIFT(2) ... LVL_SHIFT(3) - 1] = LVL_SHIFT(2),
+		[LVL_SHIFT(3) ... LVL_SHIFT(4) - 1] = LVL_SHIFT(3),
+		[LVL_SHIFT(4) ... LVL_SHIFT(5) - 1] = LVL_SHIFT(4),
+		[LVL_SHIFT(5) ... LVL_SHIFT(6) - 1] = LVL_SHIFT(5),
+		[LVL_SHIFT(6) ... LVL_SHIFT(7) - 1] = LVL_SHIFT(6),
+		[LVL_SHIFT(7) ... LVL_SHIFT(8) - 1] = LVL_SHIFT(7),
+		[LVL_SHIFT(8) ... LVL_SHIFT(9) - 1] = LVL_SHIFT(8),
+		[LVL_SHIFT(9) ... LVL_SHIFT(10) - 1] = LVL_SHIFT(9),
 		[LVL_SHIFT(10) ... 63] = LVL_SHIFT(10),
 	},
 };
@@ -205,10 +214,11 @@ static const struct {
 /*
  * Where deadline tick @expires goes when the wheel is at @now (< @expires):
  * the highest bit in which it differs from the next tick, now + 1, or bit 0
- * when it is that tick; bit_tab.level[] of it is its level. Placed relative to the next tick, the entries
- * of the first tick of a window are in level 0 while the wheel is at the
- * last tick of the window before, as those of every other tick are while
- * the wheel is at the tick before theirs.
+ * when it is that tick; bit_tab.level[] of it is its level. Placed
+ * relative to the next tick, the entries of the first tick of a window are
+ * in level 0 while the wheel is at the last tick of the window before, as
+ * those of every other tick are while the wheel is at the tick before
+ * theirs.
  */
 static __always_inline unsigned int calc_bit(u64 now, u64 expires)
 {
