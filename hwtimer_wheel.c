@@ -678,11 +678,13 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
  * HWTIMER_WC_EXACT_MAX entries: in level 0 they are @tick's own, handed
  * out at their own deadlines (see the top of this file); in a higher level
  * an advance to that time brings the slot down and then hands out the
- * entries of that deadline's tick as those of level 0. A fuller slot of
- * level 0 is handed out at @tick's start; a fuller slot of a higher level
- * is brought down at the start of the tick before, after which @tick is in
- * level 0 and asked about again. Never later than @tick's start. Walks at
- * most HWTIMER_WC_EXACT_MAX + 1 entries.
+ * entries of that deadline's tick as those of level 0. A fuller slot is
+ * handed out at @tick's start when what it walked is all of @tick (a burst,
+ * collected and handed out in one pass); a fuller slot of a higher level
+ * that holds other ticks too is brought down at the start of the tick
+ * before, after which @tick is in level 0 and asked about again. Never
+ * later than @tick's start. Walks at most HWTIMER_WC_EXACT_MAX + 1
+ * entries.
  *
  * Context: caller serialises all calls on @wc.
  * Return: a time in ns.
@@ -692,6 +694,7 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 	u64 start = hwtimer_wc_tick_to_ns(wc, tick), first = U64_MAX;
 	const struct hwtimer_wc_entry *e;
 	unsigned int bit, lvl, n = 0;
+	bool mixed = false;
 
 	if (tick <= wc->now)
 		return start;
@@ -699,11 +702,13 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 	lvl = bit_tab.level[bit];
 	list_for_each_entry(e, &wc->slots[SLOT_INDEX(lvl, bit_slot(tick, bit))],
 			    node) {
+		/* Past level 0, @tick is at least two ticks ahead. */
 		if (++n > HWTIMER_WC_EXACT_MAX)
-			/* Past level 0, @tick is at least two ticks ahead. */
-			return lvl ? hwtimer_wc_tick_to_ns(wc, tick - 1) : start;
+			return mixed ? hwtimer_wc_tick_to_ns(wc, tick - 1) : start;
 		if (e->expires_ns < first)
 			first = e->expires_ns;
+		if (lvl && calc_tick(wc, e->expires_ns) != tick)
+			mixed = true;
 	}
 	/* An empty slot: a stale lower bound, or no entry of @tick. */
 	return first < start ? first : start;

@@ -316,6 +316,23 @@ static void wheel_full_far_slot_comes_down_a_tick_early(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
 }
 
+/*
+ * A burst in one far tick, more entries than are walked, is handed out at
+ * its tick's start in one pass, not brought down a tick before.
+ */
+static void wheel_far_burst_fires_at_its_start(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	unsigned int i;
+
+	for (i = 0; i <= HWTIMER_WC_EXACT_MAX; i++)
+		hwtimer_wc_arm(&c->wc, &c->e[i], 63 * TICK + 100 + i);
+	KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), 1U);
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 64 * TICK);
+	KUNIT_EXPECT_EQ(test, adv(c, 64 * TICK), HWTIMER_WC_EXACT_MAX + 1ULL);
+}
+
 static void wheel_fires_on_its_tick_not_later(struct kunit *test)
 {
 	struct wheel_ctx *c = test->priv;
@@ -747,6 +764,7 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE(wheel_next_window_tick_fires_at_its_deadline),
 	KUNIT_CASE(wheel_lone_far_entry_due_at_its_deadline),
 	KUNIT_CASE(wheel_full_far_slot_comes_down_a_tick_early),
+	KUNIT_CASE(wheel_far_burst_fires_at_its_start),
 	KUNIT_CASE(wheel_fires_on_its_tick_not_later),
 	KUNIT_CASE(wheel_past_deadline_is_due_at_once),
 	KUNIT_CASE(wheel_advance_backwards_moves_nothing),
