@@ -669,6 +669,22 @@ bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
 
+/*
+ * When to advance to bring down the slot of @tick, past level 0, whose
+ * level calc_bit() gave as @bit: the start of the tick before the slot's
+ * range, where the next tick reaches it. As early as the wheel allows, so
+ * that a large slot's cascade is done before its first entries are due.
+ * That tick is after the current one: the slot's range begins after the
+ * next tick.
+ */
+static u64 slot_down_ns(const struct hwtimer_wc *wc, u64 tick,
+			unsigned int bit)
+{
+	u64 first = tick & ~(BIT_ULL(bit_tab.shift[bit]) - 1);
+
+	return hwtimer_wc_tick_to_ns(wc, first - 1);
+}
+
 /**
  * hwtimer_wc_due_ns() - when to advance the wheel for a tick, to the ns
  * @wc: the wheel
@@ -681,9 +697,10 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
  * entries of that deadline's tick as those of level 0. A fuller slot is
  * handed out at @tick's start when what it walked is all of @tick (a burst,
  * collected and handed out in one pass); a fuller slot of a higher level
- * that holds other ticks too is brought down at the start of the tick
- * before, after which @tick is in level 0 and asked about again. Never
- * later than @tick's start. Walks at most HWTIMER_WC_EXACT_MAX + 1
+ * that holds other ticks too is brought down as early as the wheel allows,
+ * at the start of the tick before its range begins, after which @tick is
+ * in a lower level and asked about again. Never later than @tick's
+ * start. Walks at most HWTIMER_WC_EXACT_MAX + 1
  * entries.
  *
  * Context: caller serialises all calls on @wc.
@@ -702,9 +719,8 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 	lvl = bit_tab.level[bit];
 	list_for_each_entry(e, &wc->slots[SLOT_INDEX(lvl, bit_slot(tick, bit))],
 			    node) {
-		/* Past level 0, @tick is at least two ticks ahead. */
 		if (++n > HWTIMER_WC_EXACT_MAX)
-			return mixed ? hwtimer_wc_tick_to_ns(wc, tick - 1) : start;
+			return mixed ? slot_down_ns(wc, tick, bit) : start;
 		if (e->expires_ns < first)
 			first = e->expires_ns;
 		if (lvl && calc_tick(wc, e->expires_ns) != tick)

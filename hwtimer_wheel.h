@@ -29,8 +29,8 @@
 /*
  * Most entries a slot may hold for the wheel to hand them out at their own
  * deadlines (hwtimer_wc_due_ns()): a fuller tick is handed out whole at its
- * start, a fuller slot of a higher level brought down a tick before its
- * first. Bounds the walk of the slot that exactness costs.
+ * start, a fuller slot of a higher level holding several ticks brought
+ * down as early as the wheel allows. Bounds the walk of the slot that exactness costs.
  */
 #define HWTIMER_WC_EXACT_MAX	32
 

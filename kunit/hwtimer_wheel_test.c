@@ -294,25 +294,28 @@ static void wheel_lone_far_entry_due_at_its_deadline(struct kunit *test)
 }
 
 /*
- * A slot past level 0 with more entries than are walked is brought down at
- * the start of the tick before its first: the next window's first tick is
+ * A slot past level 0 with more entries than are walked, of several ticks,
+ * is brought down as early as the wheel allows: at the start of the tick
+ * before its range, well before its first deadline. Its first tick is
  * then in level 0 and exact again.
  */
-static void wheel_full_far_slot_comes_down_a_tick_early(struct kunit *test)
+static void wheel_full_far_slot_comes_down_early(struct kunit *test)
 {
 	struct wheel_ctx *c = test->priv;
 	unsigned int i;
 
-	/* Tick 64 (one entry) and ticks 65..96 share level 1's slot 1. */
-	hwtimer_wc_arm(&c->wc, &c->e[0], 63 * TICK + 100);
+	/* Tick 70 (one entry) and ticks 71..102 share level 1's slot 1. */
+	hwtimer_wc_arm(&c->wc, &c->e[0], 69 * TICK + 100);
 	for (i = 1; i <= HWTIMER_WC_EXACT_MAX; i++)
-		hwtimer_wc_arm(&c->wc, &c->e[i], (64 + i) * TICK);
-	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK);
+		hwtimer_wc_arm(&c->wc, &c->e[i], (70 + i) * TICK);
+	KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), 1U);
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), 70ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 70), 63 * TICK);
 	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK), 0ULL);
 	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 0U);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK + 100);
-	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 100), 1ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 70), 69 * TICK + 100);
+	KUNIT_EXPECT_EQ(test, adv(c, 69 * TICK + 99), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, 69 * TICK + 100), 1ULL);
 	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
 }
 
@@ -763,7 +766,7 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE(wheel_full_tick_fires_at_its_start),
 	KUNIT_CASE(wheel_next_window_tick_fires_at_its_deadline),
 	KUNIT_CASE(wheel_lone_far_entry_due_at_its_deadline),
-	KUNIT_CASE(wheel_full_far_slot_comes_down_a_tick_early),
+	KUNIT_CASE(wheel_full_far_slot_comes_down_early),
 	KUNIT_CASE(wheel_far_burst_fires_at_its_start),
 	KUNIT_CASE(wheel_fires_on_its_tick_not_later),
 	KUNIT_CASE(wheel_past_deadline_is_due_at_once),
