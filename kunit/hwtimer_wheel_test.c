@@ -252,6 +252,20 @@ static void wheel_full_tick_fires_at_its_start(struct kunit *test)
 }
 
 /*
+ * @e, alone with deadline @d in the wheel's next occupied tick @t, is due
+ * at @d: not handed out 1 ns before, handed out at @d.
+ */
+static void expect_due_at(struct kunit *test, struct wheel_ctx *c,
+			  struct hwtimer_wc_entry *e, u64 t, u64 d)
+{
+	KUNIT_ASSERT_EQ(test, next_tick(test, c), t);
+	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, t), d);
+	KUNIT_EXPECT_EQ(test, adv(c, d - 1), 0ULL);
+	KUNIT_EXPECT_EQ(test, adv(c, d), 1ULL);
+	KUNIT_EXPECT_TRUE(test, in_out(c, e));
+}
+
+/*
  * A lone entry past the current window, here in the first tick of the
  * next one, is due at its own deadline too: one advance then brings its
  * slot down and hands it out.
@@ -262,11 +276,7 @@ static void wheel_next_window_tick_fires_at_its_deadline(struct kunit *test)
 
 	hwtimer_wc_arm(&c->wc, &c->e[0], 63 * TICK + 500);
 	KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), 1U);
-	KUNIT_ASSERT_EQ(test, next_tick(test, c), 64ULL);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 64), 63 * TICK + 500);
-	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 499), 0ULL);
-	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK + 500), 1ULL);
-	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
+	expect_due_at(test, c, &c->e[0], 64, 63 * TICK + 500);
 }
 
 /*
@@ -286,10 +296,7 @@ static void wheel_lone_far_entry_due_at_its_deadline(struct kunit *test)
 		d = t * TICK - TICK / 2;
 		hwtimer_wc_arm(&c->wc, &c->e[0], d);
 		KUNIT_ASSERT_EQ(test, level_of(&c->e[0]), l);
-		KUNIT_ASSERT_EQ(test, next_tick(test, c), t);
-		KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, t), d);
-		KUNIT_EXPECT_EQ(test, adv(c, d - 1), 0ULL);
-		KUNIT_EXPECT_EQ(test, adv(c, d), 1ULL);
+		expect_due_at(test, c, &c->e[0], t, d);
 	}
 }
 
@@ -313,10 +320,7 @@ static void wheel_full_far_slot_comes_down_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 70), 63 * TICK);
 	KUNIT_EXPECT_EQ(test, adv(c, 63 * TICK), 0ULL);
 	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 0U);
-	KUNIT_EXPECT_EQ(test, hwtimer_wc_due_ns(&c->wc, 70), 69 * TICK + 100);
-	KUNIT_EXPECT_EQ(test, adv(c, 69 * TICK + 99), 0ULL);
-	KUNIT_EXPECT_EQ(test, adv(c, 69 * TICK + 100), 1ULL);
-	KUNIT_EXPECT_TRUE(test, in_out(c, &c->e[0]));
+	expect_due_at(test, c, &c->e[0], 70, 69 * TICK + 100);
 }
 
 /*
