@@ -3,8 +3,11 @@
  * wheel_model - hwtimer_wheel.c, compiled in userspace through shim/, checked
  * against the reference model of kunit/hwtimer_wheel_model.h for millions of
  * random arm / cancel / modify / advance operations with random tick lengths
- * and deadlines spanning every level and the U64_MAX edge; and its rounding
- * of nanoseconds up to ticks against a division.
+ * and deadlines spanning every level and the U64_MAX edge; its rounding
+ * of nanoseconds up to ticks against a division; and, driven as a base
+ * drives it (advancing at hwtimer_wc_due_ns() of the next expiry), that it
+ * hands out every entry of a tick of at most HWTIMER_WC_EXACT_MAX entries
+ * at that entry's own deadline, wherever in the wheel it waited.
  *
  * Usage: wheel_model [-n OPS] [-s SEED]    prints TAP, exits 1 on a mismatch.
  */
@@ -22,6 +25,12 @@
 #define ROUND	200000
 #define RUNS	4
 #define NS_TO_TICK_LENGTHS	20000
+#define DRIVEN_MAX	50000
+/* As the kernel has it; the shim has no linux/kernel.h. */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static struct hwtimer_wc_entry driven[DRIVEN_MAX];
+static u64 driven_ticks[DRIVEN_MAX];
 
 static struct hwtimer_wc wheel;
 static struct wm_item items[NITEMS];
@@ -112,6 +121,119 @@ static unsigned long check_ns_to_tick(u64 seed, unsigned long nticks)
 	return bad;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Entries of tick @t among the @n sorted ticks of driven_ticks[]. */
+static u64 tick_count(u64 t, u64 n)
+{
+	u64 lo = 0, hi = n, first;
+
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (driven_ticks[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = n;
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (driven_ticks[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - first;
+}
+
+/*
+ * Arm @n entries with deadlines uniform over @spread ns from @lead ns after
+ * @start, then advance only at hwtimer_wc_due_ns() of each next expiry, as
+ * a base programs its hrtimer. Every entry must be handed out at or after
+ * its deadline, and exactly at it when its tick holds at most
+ * HWTIMER_WC_EXACT_MAX entries. Return: failures (the first few printed).
+ */
+static unsigned long check_driven(struct wm_state *st, u32 tick, u64 start,
+				  u64 lead, u64 spread, u64 n)
+{
+	unsigned long bad = 0, advances = 0, exact = 0;
+	u64 now = start, i, t, at, got = 0;
+	struct hwtimer_wc_entry *e, *tmp;
+
+	hwtimer_wc_init(&wheel, tick, start);
+	for (i = 0; i < n; i++) {
+		hwtimer_wc_entry_init(&driven[i]);
+		hwtimer_wc_arm(&wheel, &driven[i],
+			       start + lead + wm_below(st, spread - 1));
+		driven_ticks[i] = hwtimer_wc_ns_to_tick(&wheel,
+							driven[i].expires_ns);
+	}
+	qsort(driven_ticks, n, sizeof(u64), cmp_u64);
+	while (hwtimer_wc_next_expiry(&wheel, &t)) {
+		LIST_HEAD(out);
+
+		at = hwtimer_wc_due_ns(&wheel, t);
+		now = at > now ? at : now;
+		hwtimer_wc_advance(&wheel, now, &out);
+		advances++;
+		list_for_each_entry_safe(e, tmp, &out, node) {
+			bool small = tick_count(hwtimer_wc_ns_to_tick(&wheel,
+					e->expires_ns), n) <= HWTIMER_WC_EXACT_MAX;
+
+			got++;
+			exact += e->expires_ns == now;
+			if (e->expires_ns <= now &&
+			    (!small || e->expires_ns == now))
+				continue;
+			if (bad++ < 5)
+				printf("# tick %u: deadline %llu handed out at %llu (%s tick)\n",
+				       tick, (unsigned long long)e->expires_ns,
+				       (unsigned long long)now,
+				       small ? "small" : "full");
+		}
+	}
+	if (got != n && bad++ < 5)
+		printf("# tick %u: %llu of %llu handed out\n", tick,
+		       (unsigned long long)got, (unsigned long long)n);
+	printf("# %llu entries over %llu ns, tick %u: %lu advances, %lu at their deadline\n",
+	       (unsigned long long)n, (unsigned long long)spread, tick,
+	       advances, exact);
+	return bad;
+}
+
+/* check_driven() over sparse, dense and far workloads. */
+static unsigned long check_driven_all(u64 seed)
+{
+	static const struct {
+		u32 tick;
+		u64 lead, spread, n;
+	} w[] = {
+		{ 1000000, 1500000000ULL, 1000000000ULL, 10000 },
+		{ 1000000, 1000000ULL, 100000000000ULL, 1000 },
+		{ 1000000, 1000000ULL, 3600000000000ULL, 100 },
+		{ 1000000, 4000000000ULL, 1000000000ULL, 50000 },
+		{ 1000000, 0, 1ULL, 1000 },
+		{ 10000, 1000000ULL, 1000000000000ULL, DRIVEN_MAX },
+		{ 3, 0, 1ULL << 40, 20000 },
+	};
+	struct wm_state st = { .rng = seed };
+	unsigned long bad = 0;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(w); k++)
+		bad += check_driven(&st, w[k].tick, wm_below(&st, 1ULL << 50),
+				    w[k].lead, w[k].spread, w[k].n);
+	return bad;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -142,7 +264,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("TAP version 13\n1..%d\n", RUNS + 1);
+	printf("TAP version 13\n1..%d\n", RUNS + 2);
 	for (run = 0; run < RUNS; run++) {
 		unsigned long long s = seed + run * 0x632be59bd9b4e019ULL;
 		double t0 = now_s();
@@ -173,7 +295,15 @@ int main(int argc, char **argv)
 	} else {
 		printf("ok %d wheel_ns_to_tick_rounds_up_exactly\n", RUNS + 1);
 	}
-	printf("# wheel model: %d passed, %d failed\n", RUNS + 1 - failed,
+	if (check_driven_all(seed)) {
+		printf("not ok %d wheel_small_ticks_due_at_their_deadlines\n",
+		       RUNS + 2);
+		failed++;
+	} else {
+		printf("ok %d wheel_small_ticks_due_at_their_deadlines\n",
+		       RUNS + 2);
+	}
+	printf("# wheel model: %d passed, %d failed\n", RUNS + 2 - failed,
 	       failed);
 	return failed ? 1 : 0;
 }
