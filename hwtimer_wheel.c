@@ -35,8 +35,9 @@
  * the new next tick, which moves them to a lower level: they cascade down,
  * and keep their exact deadline on the way (unlike kernel/time/timer.c,
  * which does not cascade and accepts up to 12.5% lateness instead). An
- * entry cascades at most once per level. Advancing across any gap touches at most one bitmap
- * word per level plus the entries that move, never the ticks in between.
+ * entry cascades at most once per level. Advancing across any gap touches
+ * at most one bitmap word per level plus the entries that move, never the
+ * ticks in between.
  *
  * Every entry of level L is earlier than every entry of level L + 1, so the
  * next expiry is in the lowest occupied level's lowest occupied slot. Each
@@ -564,7 +565,7 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	LIST_HEAD(run);
 
 	if (now > wc->now) {
-		/* Entries are placed relative to the next tick (calc_level()). */
+		/* Entries are placed relative to the next tick (calc_bit()). */
 		u64 next = wc->now + 1, to = now < U64_MAX ? now + 1 : now;
 		unsigned int lvl;
 
@@ -700,8 +701,7 @@ static u64 slot_down_ns(const struct hwtimer_wc *wc, u64 tick,
  * that holds other ticks too is brought down as early as the wheel allows,
  * at the start of the tick before its range begins, after which @tick is
  * in a lower level and asked about again. Never later than @tick's
- * start. Walks at most HWTIMER_WC_EXACT_MAX + 1
- * entries.
+ * start. Walks at most HWTIMER_WC_EXACT_MAX + 1 entries.
  *
  * Context: caller serialises all calls on @wc.
  * Return: a time in ns.
