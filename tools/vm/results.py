@@ -143,6 +143,31 @@ def find_splats(console):
     return splats + held
 
 
+# What identifies a crash: where it happened and how it got there.
+CRASH_CTX = re.compile(r'\] (RIP: |Code: |\s+(\? )?[\w.]+\+0x[0-9a-f]+/0x|'
+                       r'.*(Modules linked in|Comm: ))')
+
+
+def crash_context(console, first):
+    """The lines that place the splat FIRST (a console line): its CPU and
+    task, RIP, code bytes and up to 16 frames of its trace."""
+    out, frames = [], 0
+    try:
+        i = console.index(first)
+    except ValueError:
+        return out
+    for ln in console[i + 1:i + 120]:
+        ln = ln.rstrip('\r')
+        if not CRASH_CTX.search(ln):
+            continue
+        if '+0x' in ln and 'RIP:' not in ln:
+            frames += 1
+            if frames > 16:
+                continue
+        out.append(ln)
+    return out[:24]
+
+
 def split_fragments(text):
     """[(name, rc or None, [lines])] from a results log."""
     frags, cur = [], None
@@ -207,6 +232,7 @@ def do_vm(label, outdir):
     if splats:
         c.fail('%s: kernel splat in console log' % label)
         c.notes += ['  ' + s for s in splats[:40]]
+        c.notes += ['  | ' + s for s in crash_context(console, splats[0])]
     return c
 
 
@@ -230,6 +256,19 @@ def do_total(checkdir):
     if c.skipped:
         line += ', %d skipped' % c.skipped
     write(os.path.join(checkdir, 'summary.txt'), line + '\n')
+    if c.failed:
+        # Repeated next to the summary, so that a log's tail tells why.
+        notes = []
+        for root, _, files in sorted(os.walk(checkdir)):
+            if 'notes' not in files:
+                continue
+            lines = read(os.path.join(root, 'notes')).splitlines()
+            splat = [n for n in lines if n.startswith('  [')]
+            notes += [n for n in lines
+                      if not n.startswith('  [') or n in splat[:6]]
+        print('what failed (the whole story is in build/check/):')
+        for n in notes[:60]:
+            print(n)
     print(line)
     return 1 if c.failed else 0
 
@@ -238,6 +277,8 @@ def record(label, outdir, c):
     os.makedirs(outdir, exist_ok=True)
     write(os.path.join(outdir, 'counts'),
           '%d %d %d\n' % (c.passed, c.failed, c.skipped))
+    write(os.path.join(outdir, 'notes'),
+          ''.join(n + '\n' for n in c.notes))
     for n in c.notes:
         print(n)
     print('%s: %s' % (label, c.line()))
