@@ -253,11 +253,12 @@ static __always_inline void enqueue_slot(struct hwtimer_wc *wc,
 	unsigned int idx = SLOT_INDEX(lvl, slot);
 
 	e->idx = idx;
-	list_add_tail(&e->node, &wc->slots[idx]);
 	wc->occupied[lvl] |= BIT_ULL(slot);
 	wc->levels |= BIT(lvl);
 	if (expires < wc->slot_min[idx])
 		wc->slot_min[idx] = expires;
+	/* Last: with CONFIG_DEBUG_LIST a call, across which nothing is kept. */
+	list_add_tail(&e->node, &wc->slots[idx]);
 }
 
 /* Put @e, not in the wheel, on the due list. */
