@@ -373,7 +373,7 @@ static struct hwtimer_base *local_base(struct hwtimer_wheel *w)
  * bases and kept only when there is a limit, so an unlimited wheel does
  * no shared write per arm. Return: false when the limit is reached.
  */
-static bool live_get(struct hwtimer_wheel *w)
+static __always_inline bool live_get(struct hwtimer_wheel *w)
 {
 	if (!w->max_pending)
 		return true;
@@ -384,30 +384,18 @@ static bool live_get(struct hwtimer_wheel *w)
 }
 
 /* Give back a place taken by live_get(). */
-static void live_put(struct hwtimer_wheel *w)
+static __always_inline void live_put(struct hwtimer_wheel *w)
 {
 	if (w->max_pending)
 		atomic64_dec(&w->nlive);
 }
 
-/*
- * Pin @owner for one more pending or running timeout of @b. A base holds
- * one module reference per owner for all of that owner's timeouts, counted
- * in @b->pins under the base lock, so arming and cancelling do no atomic
- * operation on the module's refcount; when every slot is taken by other
- * owners, the timeout takes a reference of its own. pin_put() drops the
- * slot's count first and a reference of the timeout's own otherwise, so
- * while an owner has P timeouts pinned on @b, P = slot count + references
- * of their own, and the owner keeps at least one reference while P > 0.
- * Caller holds b->lock. Return: false if @owner is being unloaded.
- */
-static bool pin_get(struct hwtimer_base *b, struct module *owner)
+/* pin_get() past the first slot. Caller holds b->lock. */
+static noinline bool pin_get_slow(struct hwtimer_base *b,
+				  struct module *owner)
 {
 	struct hwtimer_pin *p, *free = NULL;
 
-	lockdep_assert_held(&b->lock);
-	if (!owner || owner == THIS_MODULE)
-		return true;
 	for (p = b->pins; p < b->pins + HWTIMER_PIN_SLOTS; p++) {
 		if (p->mod == owner) {
 			p->count++;
@@ -425,14 +413,38 @@ static bool pin_get(struct hwtimer_base *b, struct module *owner)
 	return true;
 }
 
-/* Drop one pin of @owner taken by pin_get(). Caller holds b->lock. */
-static void pin_put(struct hwtimer_base *b, struct module *owner)
+/*
+ * Pin @owner for one more pending or running timeout of @b. A base holds
+ * one module reference per owner for all of that owner's timeouts, counted
+ * in @b->pins under the base lock, so arming and cancelling do no atomic
+ * operation on the module's refcount; when every slot is taken by other
+ * owners, the timeout takes a reference of its own. pin_put() drops the
+ * slot's count first and a reference of the timeout's own otherwise, so
+ * while an owner has P timeouts pinned on @b, P = slot count + references
+ * of their own, and the owner keeps at least one reference while P > 0.
+ * Inline for no owner and for the owner of the first slot, the one a base
+ * whose timeouts have one owner keeps using.
+ * Caller holds b->lock. Return: false if @owner is being unloaded.
+ */
+static __always_inline bool pin_get(struct hwtimer_base *b,
+				    struct module *owner)
+{
+	lockdep_assert_held(&b->lock);
+	if (!owner || owner == THIS_MODULE)
+		return true;
+	if (b->pins[0].mod == owner) {
+		b->pins[0].count++;
+		return true;
+	}
+	return pin_get_slow(b, owner);
+}
+
+/* pin_put() past the first slot's count. Caller holds b->lock. */
+static noinline void pin_put_slow(struct hwtimer_base *b,
+				  struct module *owner)
 {
 	struct hwtimer_pin *p;
 
-	lockdep_assert_held(&b->lock);
-	if (!owner || owner == THIS_MODULE)
-		return;
 	for (p = b->pins; p < b->pins + HWTIMER_PIN_SLOTS; p++) {
 		if (p->mod != owner)
 			continue;
@@ -442,6 +454,23 @@ static void pin_put(struct hwtimer_base *b, struct module *owner)
 		break;
 	}
 	module_put(owner);
+}
+
+/*
+ * Drop one pin of @owner taken by pin_get(), inline as pin_get() takes it.
+ * Caller holds b->lock.
+ */
+static __always_inline void pin_put(struct hwtimer_base *b,
+				    struct module *owner)
+{
+	lockdep_assert_held(&b->lock);
+	if (!owner || owner == THIS_MODULE)
+		return;
+	if (b->pins[0].mod == owner && b->pins[0].count > 1) {
+		b->pins[0].count--;
+		return;
+	}
+	pin_put_slow(b, owner);
 }
 
 /*
@@ -527,7 +556,7 @@ static bool in_worker_of(struct hwtimer_wheel *w)
 }
 
 /* Make sure the hrtimer fires by @ns. Caller holds b->lock. */
-static void program(struct hwtimer_base *b, u64 ns)
+static __always_inline void program(struct hwtimer_base *b, u64 ns)
 {
 	lockdep_assert_held(&b->lock);
 	if (ns >= b->hrt_next || b->stopped)
@@ -555,18 +584,16 @@ static __always_inline void queued_for(struct hwtimer_base *b,
 
 /*
  * Put idle, pinned @t into the wheel for @deadline; a run in progress
- * stays recorded. Caller holds b->lock.
+ * (on @wk, running_on() of @t) stays recorded. Caller holds b->lock.
  */
 static __always_inline void enqueue(struct hwtimer_base *b,
-				    struct hwtimer_timeout *t, u64 deadline)
+				    struct hwtimer_timeout *t, u64 deadline,
+				    struct hwtimer_worker *wk)
 {
-	struct hwtimer_worker *wk;
-
 	lockdep_assert_held(&b->lock);
 	hwtimer_wc_arm(&b->wc, &t->entry, deadline);
 	state_write(t, (state_of(t) & (HWT_RUNNING | HWT_WORKER)) | HWT_QUEUED);
 	b->npending++;
-	wk = running_on(b, t);
 	if (wk)
 		wk->rearmed = true;
 	queued_for(b, t, deadline);
@@ -574,15 +601,14 @@ static __always_inline void enqueue(struct hwtimer_base *b,
 
 /*
  * Take pending @t back from wherever it waits; its pin and limit place are
- * left to the caller. The hrtimer stays armed even when this empties the
- * wheel: it fires once for nothing, cheaper than a stop and a restart.
- * Caller holds b->lock.
+ * left to the caller; @wk is running_on() of @t. The hrtimer stays armed
+ * even when this empties the wheel: it fires once for nothing, cheaper
+ * than a stop and a restart. Caller holds b->lock.
  */
 static __always_inline void dequeue(struct hwtimer_base *b,
-				    struct hwtimer_timeout *t)
+				    struct hwtimer_timeout *t,
+				    struct hwtimer_worker *wk)
 {
-	struct hwtimer_worker *wk = running_on(b, t);
-
 	lockdep_assert_held(&b->lock);
 	if (hwtimer_wc_entry_pending(&t->entry)) {
 		hwtimer_wc_cancel(&b->wc, &t->entry);
@@ -636,7 +662,7 @@ static __always_inline int start(struct hwtimer_base *b,
 	}
 	t->period_ns = period;
 	set_carry(t, 0);
-	enqueue(b, t, deadline);
+	enqueue(b, t, deadline, wk);
 	b->stats.armed++;
 	return 0;
 }
@@ -875,6 +901,7 @@ EXPORT_SYMBOL_GPL(hwtimer_arm);
  */
 int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 {
+	struct hwtimer_worker *wk;
 	struct hwtimer_base *b;
 	unsigned long irqflags;
 	u64 deadline;
@@ -899,8 +926,9 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 		hwtimer_wc_modify(&b->wc, &t->entry, deadline);
 		queued_for(b, t, deadline);
 	} else if (is_pending(t)) {
-		dequeue(b, t);
-		enqueue(b, t, deadline);
+		wk = running_on(b, t);
+		dequeue(b, t, wk);
+		enqueue(b, t, deadline, wk);
 	} else {
 		ret = start(b, t, deadline, t->period_ns);
 	}
@@ -918,7 +946,7 @@ static __always_inline int cancel_locked(struct hwtimer_base *b,
 
 	lockdep_assert_held(&b->lock);
 	if (is_pending(t)) {
-		dequeue(b, t);
+		dequeue(b, t, wk);
 		live_put(b->w);
 		b->stats.cancelled++;
 		if (!wk)
@@ -1345,7 +1373,7 @@ static bool finish_locked(struct hwtimer_worker *wk)
 		   next_period(b, t, &next, &skipped)) {
 		/* Periodic: queued again, keeping its run's limit place. */
 		state_clear(t, HWT_RUNNING | HWT_WORKER);
-		enqueue(b, t, next);
+		enqueue(b, t, next, NULL);
 		set_carry(t, min_t(u64, skipped, U32_MAX));
 	} else {
 		/* A one-shot, a stopped wheel, or no next period: done. */
