@@ -152,11 +152,10 @@ def crash_context(console, first):
     """The lines that place the splat FIRST (a console line): its CPU and
     task, RIP, code bytes and up to 16 frames of its trace."""
     out, frames = [], 0
-    try:
-        i = console.index(first)
-    except ValueError:
+    at = [i for i, ln in enumerate(console) if ln.rstrip('\r') == first]
+    if not at:
         return out
-    for ln in console[i + 1:i + 120]:
+    for ln in console[at[0] + 1:at[0] + 120]:
         ln = ln.rstrip('\r')
         if not CRASH_CTX.search(ln):
             continue
