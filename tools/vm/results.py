@@ -127,11 +127,11 @@ def count_ktap(lines, c, where):
 
 
 def find_splats(console):
-    """Splat lines of a console log, except between an expect-splat begin
-    marker and the next end marker; without its end marker (the VM died
-    there), a begin marker excuses nothing."""
+    """[(index, line)] of the splat lines of a console log, except between
+    an expect-splat begin marker and the next end marker; without its end
+    marker (the VM died there), a begin marker excuses nothing."""
     splats, held, inside = [], [], False
-    for ln in console:
+    for i, ln in enumerate(console):
         ln = ln.rstrip('\r')
         if EXPECT_BEGIN.match(ln):
             splats += held
@@ -139,7 +139,7 @@ def find_splats(console):
         elif inside and EXPECT_END.match(ln):
             held, inside = [], False
         elif SPLAT.search(ln):
-            (held if inside else splats).append(ln)
+            (held if inside else splats).append((i, ln))
     return splats + held
 
 
@@ -148,14 +148,11 @@ CRASH_CTX = re.compile(r'\] (RIP: |Code: |\s+(\? )?[\w.]+\+0x[0-9a-f]+/0x|'
                        r'.*(Modules linked in|Comm: ))')
 
 
-def crash_context(console, first):
-    """The lines that place the splat FIRST (a console line): its CPU and
-    task, RIP, code bytes and up to 16 frames of its trace."""
+def crash_context(console, at):
+    """The lines that place the splat on console line AT: its CPU and task,
+    RIP, code bytes and up to 16 frames of its trace."""
     out, frames = [], 0
-    at = [i for i, ln in enumerate(console) if ln.rstrip('\r') == first]
-    if not at:
-        return out
-    for ln in console[at[0] + 1:at[0] + 120]:
+    for ln in console[at + 1:at + 120]:
         ln = ln.rstrip('\r')
         if not CRASH_CTX.search(ln):
             continue
@@ -230,8 +227,9 @@ def do_vm(label, outdir):
     splats = find_splats(console)
     if splats:
         c.fail('%s: kernel splat in console log' % label)
-        c.notes += ['  ' + s for s in splats[:40]]
-        c.notes += ['  | ' + s for s in crash_context(console, splats[0])]
+        c.notes += ['  ' + ln for _, ln in splats[:40]]
+        c.notes += ['  | ' + ln
+                    for ln in crash_context(console, splats[0][0])]
     return c
 
 
@@ -241,6 +239,19 @@ def do_tap(label, log, rc):
     if rc != 0 and c.failed == 0:
         c.fail('%s: exit status %d' % (label, rc))
     return c
+
+
+def brief(lines, where):
+    """At most 10 failure lines, 6 splat lines and every crash context line
+    (at most 24) of one file of notes, with what was left out counted."""
+    fails = [n for n in lines if not n.startswith('  ')]
+    ctx = [n for n in lines if n.startswith('  | ')]
+    splat = [n for n in lines if n.startswith('  ') and n not in ctx]
+    out = fails[:10] + splat[:6] + ctx
+    left = len(lines) - len(out)
+    if left > 0:
+        out.append('  (%d more line(s) in %s/notes)' % (left, where))
+    return out
 
 
 def do_total(checkdir):
@@ -256,18 +267,16 @@ def do_total(checkdir):
         line += ', %d skipped' % c.skipped
     write(os.path.join(checkdir, 'summary.txt'), line + '\n')
     if c.failed:
-        # Repeated next to the summary, so that a log's tail tells why.
-        notes = []
-        for root, _, files in sorted(os.walk(checkdir)):
-            if 'notes' not in files:
-                continue
-            lines = read(os.path.join(root, 'notes')).splitlines()
-            splat = [n for n in lines if n.startswith('  [')]
-            notes += [n for n in lines
-                      if not n.startswith('  [') or n in splat[:6]]
+        # Repeated next to the summary, so that a log's tail tells why:
+        # from each file of notes, its first failures, its first splat
+        # lines and the whole crash context, which no other file's notes
+        # can crowd out.
         print('what failed (the whole story is in build/check/):')
-        for n in notes[:60]:
-            print(n)
+        for root, _, files in sorted(os.walk(checkdir)):
+            if 'notes' in files:
+                for n in brief(read(os.path.join(root, 'notes')).splitlines(),
+                               os.path.relpath(root, checkdir)):
+                    print(n)
     print(line)
     return 1 if c.failed else 0
 
