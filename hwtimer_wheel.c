@@ -338,25 +338,17 @@ static void detach_entry(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 }
 
 /*
- * Is @tick after the current tick, in the level-0 window of the next one?
- * Its level-0 slot then holds exactly its entries.
- */
-static bool window_tick(const struct hwtimer_wc *wc, u64 tick)
-{
-	return tick > wc->now &&
-	       !((tick ^ (wc->now + 1)) >> HWTIMER_WC_LVL_BITS);
-}
-
-/*
- * Are tick @tick's entries handed out at their own deadlines? When
- * window_tick(), if they are at most HWTIMER_WC_EXACT_MAX.
+ * Are the entries of @tick, the tick after the current one, handed out at
+ * their own deadlines? If they are at most HWTIMER_WC_EXACT_MAX. Placed
+ * relative to that tick (calc_bit()), they are all in its level-0 slot,
+ * and that slot holds no other. None follows the last tick, U64_MAX.
  */
 static bool exact_tick(const struct hwtimer_wc *wc, u64 tick)
 {
 	const struct list_head *head, *pos;
 	unsigned int n = 0;
 
-	if (!window_tick(wc, tick))
+	if (!tick)
 		return false;
 	head = &wc->slots[SLOT_INDEX(0, LVL_DIGIT(tick, 0))];
 	list_for_each(pos, head)
@@ -727,7 +719,10 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 		if (lvl && calc_tick(wc, e->expires_ns) != tick)
 			mixed = true;
 	}
-	/* An empty slot: a stale lower bound, or no entry of @tick. */
+	/*
+	 * The slot's first deadline when it is before @tick's start; an
+	 * empty slot (a stale lower bound) leaves @tick's start.
+	 */
 	return first < start ? first : start;
 }
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_due_ns, HWTIMER_WHEEL);
