@@ -811,30 +811,28 @@ static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
 
 /*
  * The rule for results: an op whose result cannot be returned did not
- * happen. Each command first writes its request back unchanged (an
- * output field is written later anyway) so a read-only or bad buffer fails
- * with EFAULT before anything takes effect. Should the buffer go bad in the
- * short window after that (another thread changing the mapping), arms are
- * taken back; a cancel or modify done in that window stands.
+ * happen. Each command first writes its output fields with what they
+ * hold, the same stores its answer makes later, so a read-only or bad
+ * buffer fails with EFAULT before anything takes effect. Should the buffer
+ * go bad in the short window after that (another thread changing the
+ * mapping), arms are taken back; a cancel or modify done in that window
+ * stands. Only the output fields are written: the rest of a request is
+ * left as the caller wrote it.
  */
-static bool writable(void __user *arg, const void *req, size_t size)
-{
-	return !copy_to_user(arg, req, size);
-}
-
 static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 {
+	struct hwtimer_arm_req __user *u = arg;
 	struct hwtimer_arm_req req;
 	int ret;
 
-	if (copy_from_user(&req, arg, sizeof(req)))
+	if (copy_from_user(&req, u, sizeof(req)))
 		return -EFAULT;
-	if (!writable(arg, &req, sizeof(req)))
+	if (put_user(req.id, &u->id))
 		return -EFAULT;
 	ret = do_arm(ctx, &req);
 	if (ret)
 		return ret;
-	if (copy_to_user(arg, &req, sizeof(req))) {
+	if (put_user(req.id, &u->id)) {
 		withdraw(ctx, req.id);
 		return -EFAULT;
 	}
@@ -843,36 +841,38 @@ static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 
 static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
 {
+	struct hwtimer_cancel_req __user *u = arg;
 	struct hwtimer_cancel_req req;
 	int ret;
 
-	if (copy_from_user(&req, arg, sizeof(req)))
+	if (copy_from_user(&req, u, sizeof(req)))
 		return -EFAULT;
 	if (req.flags || !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
-	if (!writable(arg, &req, sizeof(req)))
+	if (put_user(req.result, &u->result))
 		return -EFAULT;
 	ret = do_cancel(ctx, req.id, &req.result);
 	if (ret)
 		return ret;
-	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+	return put_user(req.result, &u->result);
 }
 
 static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 {
+	struct hwtimer_modify_req __user *u = arg;
 	struct hwtimer_modify_req req;
 	int ret;
 
-	if (copy_from_user(&req, arg, sizeof(req)))
+	if (copy_from_user(&req, u, sizeof(req)))
 		return -EFAULT;
 	if (!reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
-	if (!writable(arg, &req, sizeof(req)))
+	if (put_user(req.result, &u->result))
 		return -EFAULT;
 	ret = do_modify(ctx, req.id, req.deadline_ns, req.flags, &req.result);
 	if (ret)
 		return ret;
-	return copy_to_user(arg, &req, sizeof(req)) ? -EFAULT : 0;
+	return put_user(req.result, &u->result);
 }
 
 /* The arm request of batch op @op, an ARM. */
@@ -920,7 +920,8 @@ static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
 
 /*
  * Timers for the ARM ops of a chunk that passed batch_check(): @n of them
- * from @cache, taken in one call when the cache can, one by one otherwise.
+ * from @cache, taken in one call when the cache can, one by one otherwise;
+ * not zeroed (batch_timer() does that as it hands one out).
  * Return: how many were allocated (all or, when memory runs out, fewer).
  */
 static unsigned int batch_alloc(struct kmem_cache *cache, unsigned int n,
@@ -930,17 +931,36 @@ static unsigned int batch_alloc(struct kmem_cache *cache, unsigned int n,
 
 	if (!n)
 		return 0;
-	if (kmem_cache_alloc_bulk(cache, GFP_KERNEL_ACCOUNT, n, objs) == n) {
-		for (i = 0; i < n; i++)
-			memset(objs[i], 0, kmem_cache_size(cache));
+	if (kmem_cache_alloc_bulk(cache, GFP_KERNEL_ACCOUNT, n, objs) == n)
 		return n;
-	}
 	for (i = 0; i < n; i++) {
-		objs[i] = kmem_cache_zalloc(cache, GFP_KERNEL_ACCOUNT);
+		objs[i] = kmem_cache_alloc(cache, GFP_KERNEL_ACCOUNT);
 		if (!objs[i])
 			break;
 	}
 	return i;
+}
+
+/*
+ * The next timer batch_alloc() left in @objs for an ARM, zeroed (at a size
+ * known here: no call to memset()), or NULL when they ran out.
+ */
+static struct hwt_timer *batch_timer(bool periodic, void **objs,
+				     unsigned int *used, unsigned int n)
+{
+	struct hwt_ptimer *pt;
+	struct hwt_timer *ht;
+
+	if (*used == n)
+		return NULL;
+	if (periodic) {
+		pt = objs[(*used)++];
+		memset(pt, 0, sizeof(*pt));
+		return &pt->ht;
+	}
+	ht = objs[(*used)++];
+	memset(ht, 0, sizeof(*ht));
+	return ht;
 }
 
 /*
@@ -980,11 +1000,9 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 		switch (op->op) {
 		case HWTIMER_OP_ARM:
 			if (op->period_ns)
-				ht = gper < nper ?
-				     &((struct hwt_ptimer *)per[gper++])->ht :
-				     NULL;
+				ht = batch_timer(true, per, &gper, nper);
 			else
-				ht = gone < none ? one[gone++] : NULL;
+				ht = batch_timer(false, one, &gone, none);
 			if (!ht) {
 				op->status = -ENOMEM;
 				break;
@@ -1034,27 +1052,87 @@ static void batch_withdraw(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 }
 
 /*
+ * Read the @n ops at @uops into @ops, a field at a time: plain loads,
+ * where a copy of the whole array is a string copy, costly when short.
+ * Return: 0, or -EFAULT.
+ */
+static int batch_read(struct hwtimer_batch_op *ops,
+		      const struct hwtimer_batch_op __user *uops, u32 n)
+{
+	const struct hwtimer_batch_op __user *u;
+	struct hwtimer_batch_op *op;
+
+	/* Every field is read below: a new one must be added there. */
+	BUILD_BUG_ON(sizeof(*op) != 64);
+	if (!user_read_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (op = ops, u = uops; op < ops + n; op++, u++) {
+		unsafe_get_user(op->op, &u->op, efault);
+		unsafe_get_user(op->flags, &u->flags, efault);
+		unsafe_get_user(op->id, &u->id, efault);
+		unsafe_get_user(op->cookie, &u->cookie, efault);
+		unsafe_get_user(op->deadline_ns, &u->deadline_ns, efault);
+		unsafe_get_user(op->period_ns, &u->period_ns, efault);
+		unsafe_get_user(op->clock, &u->clock, efault);
+		unsafe_get_user(op->status, &u->status, efault);
+		unsafe_get_user(op->result, &u->result, efault);
+		unsafe_get_user(op->pad, &u->pad, efault);
+		unsafe_get_user(op->reserved, &u->reserved, efault);
+	}
+	user_read_access_end();
+	return 0;
+efault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/*
+ * Write the outputs of the @n ops at @ops to @uops: status, result and id
+ * (an ARM's new id; the id every other op named). The rest of each op is
+ * input and stays as the caller wrote it. Return: 0, or -EFAULT with the
+ * ops before the fault written.
+ */
+static int batch_write_back(struct hwtimer_batch_op __user *uops,
+			    const struct hwtimer_batch_op *ops, u32 n)
+{
+	u32 i;
+
+	if (!user_write_access_begin(uops, n * sizeof(*uops)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		unsafe_put_user(ops[i].id, &uops[i].id, efault);
+		unsafe_put_user(ops[i].status, &uops[i].status, efault);
+		unsafe_put_user(ops[i].result, &uops[i].result, efault);
+	}
+	user_write_access_end();
+	return 0;
+efault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
+/*
  * Run the ops at @uops in chunks, each written back before the next is
  * read. Stops at a signal (-EINTR: @req->done says how far it got) or a
- * fault (-EFAULT: the faulting chunk had no effect, see writable()).
+ * fault (-EFAULT: the faulting chunk had no effect). Before a chunk runs,
+ * the fields it writes back are written with what they hold, so that its
+ * write-back does not fault unless the memory is unmapped meanwhile.
  */
 static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		      struct hwtimer_batch_op __user *uops)
 {
 	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
-	size_t size;
 	u32 i, n;
 
 	while (req->done < req->count) {
 		if (signal_pending(current))
 			return -EINTR;
 		n = min_t(u32, req->count - req->done, HWT_BATCH_CHUNK);
-		size = n * sizeof(ops[0]);
-		if (copy_from_user(ops, uops + req->done, size) ||
-		    !writable(uops + req->done, ops, size))
+		if (batch_read(ops, uops + req->done, n) ||
+		    batch_write_back(uops + req->done, ops, n))
 			return -EFAULT;
 		req->failed += batch_chunk(ctx, ops, n);
-		if (copy_to_user(uops + req->done, ops, size)) {
+		if (batch_write_back(uops + req->done, ops, n)) {
 			batch_withdraw(ctx, ops, n);
 			for (i = 0; i < n; i++)
 				req->failed -= ops[i].status != 0;
@@ -1078,7 +1156,8 @@ static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
 	if (req.flags || req.count > HWTIMER_BATCH_MAX ||
 	    !reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
 		return -EINVAL;
-	if (!writable(arg, &req, sizeof(req)))
+	/* Written back whole (done and failed are its outputs). */
+	if (copy_to_user(arg, &req, sizeof(req)))
 		return -EFAULT;
 	ret = batch_run(ctx, &req, u64_to_user_ptr(req.ops));
 	if (copy_to_user(arg, &req, sizeof(req)))

@@ -165,7 +165,8 @@ struct hwtimer_modify_req {
 #define HWTIMER_BATCH_MAX		65536
 
 /**
- * struct hwtimer_batch_op - one operation of a batch, written back in full
+ * struct hwtimer_batch_op - one operation of a batch; @id, @status and
+ *	@result are written back, the rest is left as the caller wrote it
  * @op: in: %HWTIMER_OP_ARM, %HWTIMER_OP_CANCEL or %HWTIMER_OP_MODIFY
  * @flags: in: as in the single-op struct
  * @id: in: target of CANCEL and MODIFY; out: id of an ARM
