@@ -1053,8 +1053,9 @@ static void batch_withdraw(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 
 /*
  * Read the @n ops at @uops into @ops, a field at a time: plain loads,
- * where a copy of the whole array is a string copy, costly when short.
- * Return: 0, or -EFAULT.
+ * which on hardware cost about what one string copy of the array does, and
+ * far less where string instructions are emulated a byte at a time (as in
+ * qemu's TCG). Return: 0, or -EFAULT.
  */
 static int batch_read(struct hwtimer_batch_op *ops,
 		      const struct hwtimer_batch_op __user *uops, u32 n)
