@@ -100,7 +100,8 @@ struct hwtimer_wheel_params {
  *	clock (the current one, or that of the run in progress); its spare
  *	@entry.aux holds the timeout's state, under the wheel's lock
  * @fn: callback
- * @owner: module pinned while the timeout is pending or running
+ * @owner: module pinned while the timeout is pending or running, unless it
+ *	owns the wheel
  * @wheel_id: id of the wheel base of the last arm, 0 before the first; an
  *	id, not a pointer, so a timeout outlives its wheel safely
  * @period_ns: period, or 0 for a one-shot
@@ -119,7 +120,16 @@ struct hwtimer_timeout {
 /* Get the object embedding timeout @t as member @field, like from_timer(). */
 #define hwtimer_from(var, t, field) container_of(t, typeof(*(var)), field)
 
-struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p);
+struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_params *p,
+					     struct module *owner);
+/**
+ * hwtimer_wheel_create() - create a private wheel
+ * @p: parameters, see &struct hwtimer_wheel_params
+ *
+ * Records THIS_MODULE of the caller as the wheel's owner, which must
+ * destroy the wheel before it unloads; see __hwtimer_wheel_create().
+ */
+#define hwtimer_wheel_create(p) __hwtimer_wheel_create(p, THIS_MODULE)
 struct hwtimer_wheel *hwtimer_default_wheel(void);
 int hwtimer_wheel_stop(struct hwtimer_wheel *w, struct list_head *unprocessed);
 void hwtimer_wheel_destroy(struct hwtimer_wheel *w);

@@ -236,6 +236,8 @@ struct hwtimer_base {
  * @flags: the &struct hwtimer_wheel_params flags it was created with
  * @nworkers: workers of each base
  * @name: name under debugfs
+ * @owner: the module that created the wheel and destroys it before it
+ *	unloads, or NULL: its own timeouts need no pin here
  * @bases: the bases, by CPU with %HWTIMER_WHEEL_PERCPU
  */
 struct hwtimer_wheel {
@@ -255,6 +257,7 @@ struct hwtimer_wheel {
 	u32 flags;
 	unsigned int nworkers;
 	char name[HWTIMER_NAME_LEN];
+	struct module *owner;
 	struct hwtimer_base *bases[];
 };
 
@@ -390,6 +393,17 @@ static __always_inline void live_put(struct hwtimer_wheel *w)
 		atomic64_dec(&w->nlive);
 }
 
+/*
+ * Whether a timeout of @owner is pinned on @b: not when it has no owner,
+ * nor when its owner is this module or the wheel's, which destroys the
+ * wheel, waiting for its callbacks, before it unloads.
+ */
+static __always_inline bool pin_needed(struct hwtimer_base *b,
+				       struct module *owner)
+{
+	return owner && owner != THIS_MODULE && owner != b->w->owner;
+}
+
 /* pin_get() past the first slot. Caller holds b->lock. */
 static noinline bool pin_get_slow(struct hwtimer_base *b,
 				  struct module *owner)
@@ -430,7 +444,7 @@ static __always_inline bool pin_get(struct hwtimer_base *b,
 				    struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
-	if (!owner || owner == THIS_MODULE)
+	if (!pin_needed(b, owner))
 		return true;
 	if (b->pins[0].mod == owner) {
 		b->pins[0].count++;
@@ -464,7 +478,7 @@ static __always_inline void pin_put(struct hwtimer_base *b,
 				    struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
-	if (!owner || owner == THIS_MODULE)
+	if (!pin_needed(b, owner))
 		return;
 	if (b->pins[0].mod == owner && b->pins[0].count > 1) {
 		b->pins[0].count--;
@@ -1739,19 +1753,26 @@ static void unpublish_bases(struct hwtimer_wheel *w)
 }
 
 /**
- * hwtimer_wheel_create() - create a private wheel
+ * __hwtimer_wheel_create() - create a private wheel; use hwtimer_wheel_create()
  * @p: parameters, see &struct hwtimer_wheel_params
+ * @owner: the module that will destroy the wheel before it unloads, or
+ *	NULL
  *
  * Starts @p->workers callback kthreads for each base (one base, or one
  * per possible CPU with %HWTIMER_WHEEL_PERCPU) and adds
  * /sys/kernel/debug/hwtimer/<name>/.
+ *
+ * The timeouts @owner initialised are not pinned on this wheel: @owner
+ * cannot unload before its exit destroys the wheel, which waits for their
+ * callbacks. Those of other modules are pinned while pending or running.
  *
  * Context: process context, may sleep.
  * Return: the wheel; ERR_PTR(-EINVAL) on bad parameters, ERR_PTR(-EEXIST)
  * if the name is taken, ERR_PTR(-ENOMEM) or another error when resources
  * run out.
  */
-struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
+struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_params *p,
+					     struct module *owner)
 {
 	struct hwtimer_wheel *w;
 	unsigned int nbases, i;
@@ -1777,6 +1798,7 @@ struct hwtimer_wheel *hwtimer_wheel_create(const struct hwtimer_wheel_params *p)
 	w->max_pending = p->max_pending;
 	w->flags = p->flags;
 	w->nworkers = p->workers ?: HWTIMER_WORKERS_DEFAULT;
+	w->owner = owner;
 	for (i = 0; i < nbases; i++) {
 		w->bases[i] = base_create(w, i);
 		if (!w->bases[i]) {
@@ -1820,7 +1842,7 @@ err_free:
 	kvfree(w);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(hwtimer_wheel_create);
+EXPORT_SYMBOL_GPL(__hwtimer_wheel_create);
 
 /**
  * hwtimer_default_wheel() - the module's shared wheel

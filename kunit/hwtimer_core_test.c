@@ -1268,9 +1268,16 @@ static void core_pending_follows_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hwtimer_state(&it->tmo), HWTIMER_STATE_FIRED);
 }
 
-/* The lifetime rule: the owner module is pinned while pending or running. */
+/*
+ * The lifetime rule: the owner module is pinned while pending or running
+ * on a wheel it does not own; not on its own, which it destroys first.
+ */
 static void core_owner_pinned_while_pending_or_running(struct kunit *test)
 {
+	struct core_ctx *ctx = test->priv;
+	struct hwtimer_wheel_params p = {
+		.name = "kunit_core", .tick_ns = MS, .flags = ctx->flags,
+	};
 	struct module *me = THIS_MODULE;
 	struct hwtimer_wheel *w;
 	struct item *it;
@@ -1281,6 +1288,16 @@ static void core_owner_pinned_while_pending_or_running(struct kunit *test)
 	w = std_wheel(test);
 	it = new_items(test, 1);
 	base = module_refcount(THIS_MODULE);
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base);
+	KUNIT_EXPECT_EQ(test, hwtimer_cancel(&it->tmo), HWTIMER_CANCELLED);
+	hwtimer_wheel_destroy(w);
+	ctx->w = NULL;
+
+	/* Owned by no module: every owner's timeouts are pinned. */
+	w = __hwtimer_wheel_create(&p, NULL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	ctx->w = w;
 	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it->tmo, FAR_NS, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), base + 1);
 	KUNIT_EXPECT_EQ(test, hwtimer_modify(&it->tmo, 2 * FAR_NS, 0), 0);

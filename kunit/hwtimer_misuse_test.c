@@ -192,7 +192,8 @@ static struct hwtimer_wheel *new_wheel(struct kunit *test, int i, u32 workers,
 		.max_pending = max_pending,
 	};
 
-	ctx->w[i] = hwtimer_wheel_create(&p);
+	/* Owned by no module, so the cases' own timeouts are pinned. */
+	ctx->w[i] = __hwtimer_wheel_create(&p, NULL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->w[i]);
 	return ctx->w[i];
 }
