@@ -615,8 +615,12 @@ def variants_section(md, R):
     if R.get("armcancel", "ns_per_pair", "hwtimer-abs") is not None:
         md.append("\n## hwtimer arm+cancel variants, ns per pair\n")
         md.append("The same pairs with an absolute deadline (no clock read "
-                  "on the arm path, as timer_list's jiffies) and, on top, "
-                  "no owner module to pin (NULL owner).\n")
+                  "on the arm path, as timer_list's jiffies) on a wheel the "
+                  "benchmark module does not own, so that each pending "
+                  "timeout pins the module as on the default wheel "
+                  "(hwtimer-abs), and with no owner module at all "
+                  "(hwtimer-abs-nopin). The hwtimer column's wheel is the "
+                  "module's own: no pin.\n")
         rows = []
         for n in PENDING:
             v = [R.get("armcancel", "ns_per_pair", p, n) for p in variants]
@@ -637,8 +641,9 @@ def parts_section(md, R):
         md.append("\n## Parts of an arm+cancel, ns each\n")
         md.append("The primitives a pair is made of, timed alone in the same "
                   "run: what hwtimer pays per pair that timer_list does not "
-                  "(a clock read instead of jiffies, a module pin and unpin, "
-                  "a 64-bit division for ns to ticks), and what /dev/hwtimer "
+                  "(a clock read instead of jiffies, a module pin and unpin "
+                  "on a wheel the owner did not create, a 64-bit division "
+                  "for ns to ticks), and what /dev/hwtimer "
                   "adds per timeout (a plain spinlock round trip, a 112-byte "
                   "slab object allocated and freed); xa_alloc_load_erase is "
                   "an id allocated, looked up and erased in an xarray, 4096 "

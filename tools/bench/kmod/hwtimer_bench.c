@@ -321,8 +321,10 @@ static void hw_init(void *p, bool count)
 /*
  * Diagnostic variants of the hwtimer peer, to split its arm+cancel cost:
  * "hwtimer-abs" arms for an absolute deadline (no clock read on the arm
- * path, like timer_list), "hwtimer-abs-nopin" also has no owner module to
- * pin (the NULL owner __hwtimer_timeout_init() allows).
+ * path, like timer_list) on a wheel this module does not own, where each
+ * timeout pins it as on the default wheel; "hwtimer-abs-nopin" arms the
+ * same on a wheel it owns, with no owner module either (the NULL owner
+ * __hwtimer_timeout_init() allows).
  */
 static u64 pair_base;
 
@@ -1118,9 +1120,9 @@ out:
  * The primitives an arm+cancel pair is made of, each timed alone, so the
  * gap between hwtimer and timer_list can be split into its parts: a clock
  * read (hwtimer and hrtimer read the clock on a relative arm; timer_list
- * uses jiffies), a module pin and unpin (hwtimer pins the owner of every
- * pending timeout), a 64-bit division (ns to ticks), and one lock round
- * trip with interrupts saved.
+ * uses jiffies), a module pin and unpin (hwtimer pins the owner of a
+ * pending timeout on a wheel it does not own), a 64-bit division (ns to
+ * ticks), and one lock round trip with interrupts saved.
  */
 static void bench_parts(void)
 {
@@ -1173,16 +1175,22 @@ static void bench_parts(void)
 	WRITE_ONCE(parts_sink, acc);
 }
 
-/* Each private wheel and how it is made, in the order they are created. */
+/*
+ * Each private wheel and how it is made, in the order they are created.
+ * This module owns them (hwtimer_wheel_create()), so its timeouts are not
+ * pinned on them, but for "bench-abs", which is made with no owner: its
+ * timeouts pin this module, as they would on the default wheel.
+ */
 static const struct {
 	struct hwtimer_wheel **wheel;
 	struct hwtimer_wheel_params params;
+	bool unowned;
 } bench_wheels[] = {
 	{ &bench_wheel, { .name = "bench" } },
 	{ &bench_wheelp, { .name = "bench-percpu",
 			   .flags = HWTIMER_WHEEL_PERCPU } },
 	{ &bench_wheel1, { .name = "bench-1w", .workers = 1 } },
-	{ &wheel_abs, { .name = "bench-abs" } },
+	{ &wheel_abs, { .name = "bench-abs" }, true },
 	{ &wheel_nopin, { .name = "bench-nopin" } },
 };
 
@@ -1200,7 +1208,9 @@ static int bench_wheels_create(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bench_wheels); i++) {
-		w = hwtimer_wheel_create(&bench_wheels[i].params);
+		w = __hwtimer_wheel_create(&bench_wheels[i].params,
+					   bench_wheels[i].unowned ? NULL :
+					   THIS_MODULE);
 		if (IS_ERR(w)) {
 			bench_wheels_destroy(i);
 			return PTR_ERR(w);
