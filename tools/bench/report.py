@@ -41,6 +41,9 @@ PEERS = ["hwtimer", "timer_list", "hrtimer", "delayed_work"]
 PERCPU = "hwtimer-percpu"
 MPEERS = ["hwtimer", PERCPU, "timer_list", "hrtimer", "delayed_work"]
 CPEERS = [PERCPU, "hwtimer", "timer_list", "hrtimer"]
+# Contended diagnostics: the per-CPU wheel armed with absolute deadlines
+# (no clock read per op), and a clock read alone, beside timer_list.
+CLOCK_PEERS = ["ktime_get", f"{PERCPU}-abs", PERCPU, "timer_list"]
 PENDING = [1000, 10000, 100000, 1000000]
 UPEERS = ["hwtimer-ioctl", "hwtimer-batch64", "hwtimer-batch1024",
           "io_uring-batch1024", "heap-timerfd", "timerfd-settime",
@@ -845,6 +848,7 @@ def write_md(R, runs, info, path):
     pending_sections(md, R, runs)
     empty_section(md, R, runs)
     contended_tables(md, R, runs)
+    contended_clock_section(md, R, runs)
     expiry_section(md, R)
     sizeof_section(md, R)
     variants_section(md, R)
@@ -913,6 +917,35 @@ def contended_tables(md, R, runs):
                             [""] * (len(CPEERS) - 1))
             md.append(table(["workers"] + CPEERS +
                             [f"{PERCPU} / {p}" for p in CPEERS[1:]], rows))
+
+
+def contended_clock_section(md, R, runs):
+    """What a clock read costs when every vCPU reads it at once."""
+    for smp in smps(R):
+        ns = workers(R, smp, "armcancel_ns_per_pair", "ktime_get")
+        if not ns:
+            continue
+        md.append(f"\n## Contended clock reads, {smp} vCPUs\n")
+        md.append("The contended arm+cancel runs of three more peers: "
+                  "\"ktime_get\" is no timeout at all, one clock read per "
+                  f"op; \"{PERCPU}-abs\" is {PERCPU} armed with absolute "
+                  "deadlines, so that no arm reads the clock (a relative "
+                  "arm reads it once to learn when now is, timer_list "
+                  "reads jiffies). Under TCG a guest's TSC read takes a "
+                  "lock global to the emulator and writes under it "
+                  "(QEMU's cpu_get_ticks()), so clock reads from several "
+                  "vCPUs queue behind each other, which on hardware they "
+                  "do not: this table shows how much of the contended "
+                  "rows' scaling that costs.\n")
+        rows = [[str(n)] + [fmt(cget(R, smp, "armcancel_ns_per_pair", p, n))
+                            for p in CLOCK_PEERS] for n in ns]
+        for n in ns[1:]:
+            rows.append([f"scaling ×{n}"] +
+                        [fmt_ratio(per_run(runs, lambda Q, p=p, n=n: scaling(
+                            Q, smp, "armcancel_ns_per_pair", p, n)))
+                         for p in CLOCK_PEERS])
+        md.append(table(["workers"] + [f"{p} (ns per op)"
+                                       for p in CLOCK_PEERS], rows))
 
 
 def plot_scaling(R, out):

@@ -36,7 +36,9 @@
  *    first worker's start to the last one's end, divided by the pairs of
  *    all workers. It is taken with 1, 2, 4, ... workers up to one per CPU,
  *    for hwtimer on a wheel with one base per CPU, hwtimer on a wheel with
- *    one base, timer_list and hrtimer.
+ *    one base, timer_list and hrtimer; and for two diagnostic peers: the
+ *    per-CPU wheel armed with absolute deadlines (no clock read per op)
+ *    and a clock read alone, which shows what the emulator's clock costs.
  *  - expiry: @expiry_n timeouts armed for one and the same deadline; the
  *    time from the first callback to the last, per expiry. hwtimer runs
  *    twice: with its default pool of workers and with a single worker.
@@ -368,6 +370,39 @@ static void hwp_arm_at(void *p, u64 ns, unsigned long jif)
 	hwtimer_arm(bench_wheelp, p, ns, 0, HWTIMER_ARM_ABS);
 }
 
+/*
+ * "hwtimer-percpu-abs": the contended runs of "hwtimer-percpu" with
+ * absolute deadlines from pair_base, which the contended jobs keep
+ * fresh, so that no arm or modify reads the clock.
+ */
+static void hwp_arm_abs(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_arm(bench_wheelp, p, READ_ONCE(pair_base) + ns, 0,
+		    HWTIMER_ARM_ABS);
+}
+
+static void hw_modify_abs(void *p, u64 ns, unsigned long jif)
+{
+	hwtimer_modify(p, READ_ONCE(pair_base) + ns, HWTIMER_ARM_ABS);
+}
+
+/*
+ * "ktime_get": no timeout at all, a clock read per arm and per modify;
+ * what the contended runs of a peer that reads the clock pay for it.
+ */
+static void clk_init(void *p, bool count)
+{
+}
+
+static void clk_read(void *p, u64 ns, unsigned long jif)
+{
+	WRITE_ONCE(*(u64 *)p, ktime_get_ns());
+}
+
+static void clk_none(void *p)
+{
+}
+
 static void hw_modify(void *p, u64 ns, unsigned long jif)
 {
 	hwtimer_modify(p, ns, 0);
@@ -416,6 +451,13 @@ static const struct bench_peer peers[] = {
 	{ .name = "hwtimer-1worker", .size = HW_SIZE, .init = hw_init,
 	  .arm_at = hw1_arm_at, .cancel = hw_cancel,
 	  .cancel_sync = hw_cancel_sync, .expiry = true },
+	{ .name = "hwtimer-percpu-abs", .size = HW_SIZE, .init = hw_init,
+	  .arm = hwp_arm_abs, .cancel = hw_cancel,
+	  .cancel_sync = hw_cancel_sync, .modify = hw_modify_abs,
+	  .contended = true },
+	{ .name = "ktime_get", .size = sizeof(u64), .init = clk_init,
+	  .arm = clk_read, .cancel = clk_none, .cancel_sync = clk_none,
+	  .modify = clk_read, .contended = true },
 };
 
 #define BENCH_NPEERS	ARRAY_SIZE(peers)
@@ -806,8 +848,10 @@ static void cjob_setup(struct cworker *cw, const struct bench_peer *pp,
 		ns = rand_delay();
 		pp->init(obj(bg, pp->size, i), false);
 		pp->arm(obj(bg, pp->size, i), ns, nsecs_to_jiffies(ns));
-		if (!(i & BENCH_RESCHED_MASK))
+		if (!(i & BENCH_RESCHED_MASK)) {
+			WRITE_ONCE(pair_base, ktime_get_ns());
 			cond_resched();
+		}
 	}
 }
 
@@ -885,6 +929,8 @@ static void cjob(struct cworker *cw, unsigned int nw, enum cjob_kind kind,
 	cjob_peer = peer;
 	cjob_active = active;
 	cjob_rot += 997;
+	/* Absolute deadlines of this job count from here. */
+	WRITE_ONCE(pair_base, ktime_get_ns());
 	atomic_set(&cjob_arrived, 0);
 	atomic_set(&cjob_left, nw);
 	reinit_completion(&cjob_done);
