@@ -160,6 +160,7 @@ int hwtimer_cancel_sync(struct hwtimer_timeout *t);
 bool hwtimer_pending(struct hwtimer_timeout *t);
 enum hwtimer_state hwtimer_state(struct hwtimer_timeout *t);
 u64 hwtimer_overruns(const struct hwtimer_timeout *t);
+u64 hwtimer_run_start(const struct hwtimer_timeout *t);
 struct hwtimer_timeout *hwtimer_unprocessed_pop(struct list_head *list);
 
 /**

@@ -1179,6 +1179,26 @@ u64 hwtimer_overruns(const struct hwtimer_timeout *t)
 EXPORT_SYMBOL_GPL(hwtimer_overruns);
 
 /**
+ * hwtimer_run_start() - when the running callback of a timeout started
+ * @t: a timeout, from inside its callback
+ *
+ * The time on the wheel's clock at which the worker took @t to run it: at
+ * or after its deadline, a moment before the callback was entered, the
+ * time the wheel's lateness statistics count from. Unlike
+ * hwtimer_wheel_now() it reads no clock; the worker read it once already.
+ *
+ * Context: @t's own callback; the time is kept by the worker running it.
+ * Return: ns on the wheel's clock; 0 when not called from @t's callback.
+ */
+u64 hwtimer_run_start(const struct hwtimer_timeout *t)
+{
+	struct hwtimer_worker *wk = current_worker();
+
+	return wk && READ_ONCE(wk->cur) == t ? wk->run_start : 0;
+}
+EXPORT_SYMBOL_GPL(hwtimer_run_start);
+
+/**
  * hwtimer_unprocessed_pop() - take a timeout off a list stop handed back
  * @list: the list given to hwtimer_wheel_stop()
  *

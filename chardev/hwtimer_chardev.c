@@ -370,7 +370,7 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	spin_lock(&ctx->wqh.lock);
 	if (ht->dead || !ht->linked || stale_run(ht))
 		goto out_unlock;
-	ht->fire_ns = hwtimer_wheel_now(clock_wheel(ht->clock));
+	ht->fire_ns = hwtimer_run_start(t);
 	ctx->fired += 1 + overruns;
 	/* A ring slot's record goes to the completion ring if it has room. */
 	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns))

@@ -73,6 +73,7 @@ struct core_ctx;
  * @result: return value of the call made in the callback
  * @expected: runs the race case expects
  * @fired_at: wheel time at the start of the last run
+ * @started: hwtimer_run_start() in the last run
  * @dl: per run, deadline seen by the callback
  * @ov: per run, overruns seen by the callback
  */
@@ -88,6 +89,7 @@ struct item {
 	int result;
 	int expected;
 	u64 fired_at;
+	u64 started;
 	u64 dl[NREC];
 	u64 ov[NREC];
 };
@@ -98,7 +100,8 @@ struct item {
  * @flags: flags of the wheels the case creates
  * @wq: woken by every callback
  * @fired: callback runs, all items
- * @early: runs that started before their deadline
+ * @early: runs that started before their deadline, or whose
+ *	hwtimer_run_start() is not between the deadline and the callback
  * @max_late: largest lateness seen by a callback
  * @big: vmalloc'ed items of the large cases
  * @hrt: hrtimer for the hard-irq case
@@ -228,16 +231,19 @@ static void item_fn(struct hwtimer_timeout *t)
 {
 	struct item *it = hwtimer_from(it, t, tmo);
 	struct core_ctx *ctx = it->ctx;
+	u64 started = hwtimer_run_start(t);
 	u64 now = hwtimer_wheel_now(ctx->w);
 	u64 dl = hwtimer_deadline(t);
 	int run = atomic_read(&it->runs);
 	void (*does)(struct item *it, int run);
 
-	if (now < dl)
+	/* Early, or a run start that is not between deadline and now. */
+	if (now < dl || started < dl || started > now)
 		atomic_inc(&ctx->early);
 	else
 		note_late(ctx, now - dl);
 	it->fired_at = now;
+	it->started = started;
 	if (run < NREC) {
 		it->dl[run] = dl;
 		it->ov[run] = hwtimer_overruns(t);
@@ -475,11 +481,15 @@ static void core_oneshot_fires_once_not_early(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, hwtimer_modify(&it->tmo, 5 * MS, 0), 0);
 	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it->runs, 1, WAIT_MS));
 	KUNIT_EXPECT_GE(test, it->fired_at, hwtimer_deadline(&it->tmo));
+	/* The run started at or after the deadline, before the callback. */
+	KUNIT_EXPECT_GE(test, it->started, hwtimer_deadline(&it->tmo));
+	KUNIT_EXPECT_LE(test, it->started, it->fired_at);
 	/* A one-shot that ran once stays idle; 50 ms shows a second run. */
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
 	KUNIT_EXPECT_FALSE(test, hwtimer_pending(&it->tmo));
 	KUNIT_EXPECT_EQ(test, hwtimer_overruns(&it->tmo), 0ULL);
+	KUNIT_EXPECT_EQ(test, hwtimer_run_start(&it->tmo), 0ULL);
 }
 
 static void core_absolute_deadline_is_kept(struct kunit *test)
