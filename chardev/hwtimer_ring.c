@@ -201,7 +201,7 @@ static bool ring_size_ok(u32 n)
 
 static int setup_check(const struct hwtimer_ring_setup *req)
 {
-	if (req->flags || req->resv || req->id_tag || req->ev_queued ||
+	if (req->flags || req->features || req->id_tag || req->ev_queued ||
 	    req->sq_claim ||
 	    memchr_inv(req->reserved, 0, sizeof(req->reserved)))
 		return -EINVAL;
@@ -243,6 +243,7 @@ static void setup_answer(const struct hwt_ring *r,
 	req->cq_overflow = HWT_RING_CQ_OVERFLOW;
 	req->ev_queued = HWT_RING_EV_QUEUED;
 	req->sq_claim = HWT_RING_SQ_CLAIM;
+	req->features = HWTIMER_RING_F_RETRACT;
 	req->cqes = cqes_offset(r->sq_entries);
 	req->id_tag = r->id_tag;
 }
@@ -848,6 +849,15 @@ static u32 ring_drain(struct hwt_ring *r)
 	WRITE_ONCE(*r->sq_claim, tail);
 	/* Pairs with userspace's barrier between its NOP and its load. */
 	smp_mb();
+	/*
+	 * Userspace may also take back its last entries by moving the tail
+	 * back (HWTIMER_RING_F_RETRACT), with the same barrier and load:
+	 * either it sees this claim (and puts the tail back) or this load
+	 * sees the tail it moved, and the entries past it are not consumed.
+	 * A tail that came back further than that, or went on, changes
+	 * nothing: it is only ever a bound.
+	 */
+	n = min_t(u32, n, smp_load_acquire(r->sq_tail) - r->sq_next);
 	for (i = 0; i < n; i++) {
 		sqe_copy(r, r->sq_next + i, &r->win[i]);
 		r->link[i] = sqe_check(r, &r->win[i]) ? HWT_RING_BAD : 0;

@@ -1719,7 +1719,8 @@ static void ring_setup_op(struct worker *w, int slot, __u32 serial)
 		return;
 	}
 	if (!req.map_size || req.map_size % pagesz || !req.id_tag ||
-	    req.id_tag >= 1U << 20 || req.reserved[0] || req.resv)
+	    req.id_tag >= 1U << 20 || req.reserved[0] ||
+	    (req.features & ~HWTIMER_RING_F_RETRACT))
 		report(V_RING, "RING_SETUP answered map_size %llu id_tag %#x",
 		       (__u64)req.map_size, req.id_tag);
 	memset(r, 0, sizeof(*r));

@@ -366,6 +366,16 @@ struct hwtimer_event {
 /* Ring header flags: the periodic drain stopped; call HWTIMER_IOC_ENTER. */
 #define HWTIMER_RING_NEED_WAKEUP	(1U << 0)
 
+/*
+ * Features of the rings, answered by setup. RETRACT: entries not yet
+ * consumed may be taken back from the end by moving the sq tail back to
+ * index i, then a full barrier, then a load of the claim: if the claim is
+ * not past i ((__s32)(claim - i) <= 0), no drain will consume the entries
+ * from i on, and the place is free for new ones; else a drain may consume
+ * them as they were, and the tail must be put back where it was.
+ */
+#define HWTIMER_RING_F_RETRACT		(1U << 0)
+
 /**
  * struct hwtimer_ring_setup - create the rings of a context
  * @sq_entries: in: submission ring size, a power of two up to
@@ -376,7 +386,8 @@ struct hwtimer_event {
  * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of every
  *	deadline given through the rings
  * @flags: in: must be 0
- * @resv: in: must be 0; out: 0
+ * @features: in: must be 0; out: %HWTIMER_RING_F_* the kernel offers
+ *	(kernels without any answer 0)
  * @map_size: out: length to mmap() at offset 0
  * @sq_head: out: offset of the __u32 sq head (kernel writes)
  * @sq_tail: out: offset of the __u32 sq tail (userspace writes)
@@ -413,7 +424,7 @@ struct hwtimer_ring_setup {
 	__u32 slots;
 	__u32 clock;
 	__u32 flags;
-	__u32 resv;
+	__u32 features;
 	__u64 map_size;
 	__u32 sq_head;
 	__u32 sq_tail;

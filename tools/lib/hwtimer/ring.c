@@ -134,6 +134,7 @@ struct hwt_slot {
  *	own limit): those timeouts never expire
  * @unkicked: entries were written since hwtimer__ring_kick() last made
  *	sure the kernel drains them
+ * @retract: the kernel lets the sq tail move back (HWTIMER_RING_F_RETRACT)
  * @now: ring_now()'s reading for the ops under way, or 0
  */
 struct hwt_ring {
@@ -162,6 +163,7 @@ struct hwt_ring {
 	uint64_t lost;
 	uint64_t now;
 	bool unkicked;
+	bool retract;
 };
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -192,6 +194,8 @@ static void ring_map(struct hwt_ring *r)
 		      (uint32_t *)(r->mem + r->setup.sq_claim) : NULL;
 	r->sqes = (struct hwtimer_sqe *)(r->mem + r->setup.sqes);
 	r->cqes = (struct hwtimer_event *)(r->mem + r->setup.cqes);
+	r->retract = r->sq_claim &&
+		     (r->setup.features & HWTIMER_RING_F_RETRACT);
 }
 
 int hwtimer__ring_init(struct hwtimer *h)
@@ -778,13 +782,30 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 }
 
 /*
- * Whether ring index @pos is at or past the kernel's claim: no drain has
- * copied it. Free-running indices, so compared by their difference.
+ * Whether ring index @pos is at or past claim @claim: no drain that made
+ * it has copied the entry. Free-running indices, so compared by their
+ * difference.
  */
-static bool unclaimed(const struct hwt_ring *r, uint32_t pos)
+static inline bool not_past(uint32_t claim, uint32_t pos)
 {
-	return (int32_t)(__atomic_load_n(r->sq_claim, __ATOMIC_RELAXED) -
-			 pos) <= 0;
+	return (int32_t)(claim - pos) <= 0;
+}
+
+/*
+ * Where the sq tail may move back to from @to, the place of the NOP just
+ * written at the end of the ring: below the NOPs before it that no drain
+ * had claimed by @claim. Each NOP is passed over here at most until it is
+ * retracted or claimed.
+ */
+static inline uint32_t retract_to(const struct hwt_ring *r, uint32_t claim,
+				  uint32_t to)
+{
+	uint32_t mask = r->setup.sq_entries - 1;
+
+	while (not_past(claim, to - 1) &&
+	       r->sqes[(to - 1) & mask].op == HWTIMER_SQE_NOP)
+		to--;
+	return to;
 }
 
 /*
@@ -795,18 +816,34 @@ static bool unclaimed(const struct hwt_ring *r, uint32_t pos)
  * completion ring hears of the timeout. A claim that moved past the entry
  * meanwhile leaves it unknown whether the drain copied the ARM or the
  * NOP: the caller's CANCEL settles it.
+ *
+ * When the kernel allows it, the NOPs that now end the ring are retracted
+ * in the same step: the tail moves back before the barrier, and the same
+ * look at the claim tells whether a drain may still consume them (the
+ * tail is put back) or none will (their places are free again), so a
+ * timeout armed and cancelled between two drains leaves nothing behind.
  * Return: whether the ARM was taken back.
  */
 static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
 {
+	uint32_t claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
+	uint32_t tail = *r->sq_tail, to = tail;
 	struct hwtimer_sqe *e;
 
-	if (!s->takeback || !unclaimed(r, s->sq_pos))
+	if (!s->takeback || !not_past(claim, s->sq_pos))
 		return false;
 	e = &r->sqes[s->sq_pos & (r->setup.sq_entries - 1)];
 	__atomic_store_n(&e->op, HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
+	if (r->retract && s->sq_pos == tail - 1) {
+		to = retract_to(r, claim, s->sq_pos);
+		__atomic_store_n(r->sq_tail, to, __ATOMIC_RELAXED);
+	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!unclaimed(r, s->sq_pos)) {
+	claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
+	if (to != tail && !not_past(claim, to))
+		/* A drain may consume them, as NOPs: they stay. */
+		__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
+	if (!not_past(claim, s->sq_pos)) {
 		s->maybe_nop = true;
 		return false;
 	}

@@ -67,7 +67,7 @@ static long fake_ring_setup(int fd, struct hwtimer_ring_setup *req)
 	uint64_t cqes, size;
 	void *mem;
 
-	if (req->flags || req->resv || req->id_tag || req->ev_queued ||
+	if (req->flags || req->features || req->id_tag || req->ev_queued ||
 	    req->sq_claim || !words_zero(req->reserved, 3))
 		return -EINVAL;
 	if (!pow2_ok(req->sq_entries) || !pow2_ok(req->cq_entries))
@@ -100,6 +100,7 @@ static long fake_ring_setup(int fd, struct hwtimer_ring_setup *req)
 	req->cq_overflow = OFF_CQ_OVERFLOW;
 	req->ev_queued = OFF_EV_QUEUED;
 	req->sq_claim = OFF_SQ_CLAIM;
+	req->features = HWTIMER_RING_F_RETRACT;
 	req->cqes = cqes;
 	req->id_tag = FAKE_ID_TAG;
 	fk.fd = fd;
@@ -207,6 +208,14 @@ void fake_fire(uint64_t cookie)
 	fk.fire_cookie = cookie;
 }
 
+void fake_drain_begin(bool claim)
+{
+	fk.begun_tail = __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE);
+	fk.begun = true;
+	if (claim)
+		__atomic_store_n(fk.sq_claim, fk.begun_tail, __ATOMIC_RELAXED);
+}
+
 uint32_t fake_sq_waiting(void)
 {
 	return __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE) - fk.sq_next;
@@ -243,7 +252,7 @@ static void fake_expire(void)
 /* A drain: consume what the tail says is there while the cq has room. */
 static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 {
-	uint32_t tail, n, i;
+	uint32_t tail, n, i, retracted;
 	struct hwtimer_sqe sqe;
 
 	if (e->flags || e->resv || e->reserved[0] || e->reserved[1] ||
@@ -257,6 +266,11 @@ static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 	}
 	/* Pairs with userspace's release of the entries it wrote. */
 	tail = __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE);
+	if (fk.begun) {
+		/* The tail fake_drain_begin() read, as a drain under way. */
+		tail = fk.begun_tail;
+		fk.begun = false;
+	}
 	n = tail - fk.sq_next;
 	if (n > fk.setup.sq_entries) {
 		fk.refused++;
@@ -267,6 +281,10 @@ static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 	/* Claimed before copied: pairs with the library's take-back. */
 	__atomic_store_n(fk.sq_claim, tail, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* The tail again: userspace may have retracted entries. */
+	retracted = __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE) - fk.sq_next;
+	if (retracted < n)
+		n = retracted;
 	for (i = 0; i < n && fake_cq_space(); i++) {
 		sqe = fk.sqes[(fk.sq_next + i) & (fk.setup.sq_entries - 1)];
 		fake_sqe(&sqe);

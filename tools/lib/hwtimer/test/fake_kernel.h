@@ -24,8 +24,9 @@
  * HWTIMER_EVENT_LAST, of an idle one NOT_PENDING; a MODIFY of an armed
  * slot moves its deadline and completes nothing, of an idle one
  * NOT_PENDING; an ARM of an armed slot completes -EBUSY, a NOP nothing,
- * and anything else -EINVAL; the drain publishes its claim first, as the
- * driver's does. Nothing expires by itself: fake_fire() makes a timeout
+ * and anything else -EINVAL; the drain publishes its claim first and
+ * then reads the tail again (HWTIMER_RING_F_RETRACT), as the driver's
+ * does. Nothing expires by itself: fake_fire() makes a timeout
  * expire at the next ENTER. There is no periodic drain, and NEED_WAKEUP
  * is never set: as on the device in steady state, the library enters the
  * kernel only when its submission ring is full or it has no free slot.
@@ -72,6 +73,7 @@ struct fake_slot {
  * @fire_cookie: fake_fire()'s timeout, 0 for none
  * @stall: ENTERs still to come that consume nothing, as when the
  *	completion ring has no room for the drain
+ * @begun: fake_drain_begin() read @begun_tail for the next ENTER's drain
  * @enters: HWTIMER_IOC_ENTER calls
  * @entries: entries consumed
  * @refused: entries completed with an error, and sq tails skipped
@@ -97,6 +99,8 @@ struct fake_kernel {
 	uint32_t cq_next;
 	uint64_t fire_cookie;
 	unsigned int stall;
+	bool begun;
+	uint32_t begun_tail;
 	uint64_t enters;
 	uint64_t entries;
 	uint64_t refused;
@@ -115,6 +119,14 @@ extern struct fake_kernel fk;
  * passed then: a record with HWTIMER_EVENT_LAST and the slot idle.
  */
 void fake_fire(uint64_t cookie);
+
+/*
+ * Start the next ENTER's drain now, as a drain on another CPU would: read
+ * the sq tail, and with @claim store it as the claim too. The ENTER then
+ * drains from that tail, reading the tail again after its claim as the
+ * driver does, so that what the library does in between races it.
+ */
+void fake_drain_begin(bool claim);
 
 /* Entries written to the submission ring that no drain consumed. */
 uint32_t fake_sq_waiting(void);

@@ -18,6 +18,8 @@
  * MODIFIED, and none. And hwtimer_stats(), whose flush makes the kernel
  * drain: a cancel answered CANCELLED whose timeout fired first counts as
  * cancelled, an expiry the flush took waits as queued until handed out.
+ * And retraction: cancels before a drain take their ARMs back out of the
+ * ring, against a drain that read the tail before, or claimed it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -247,6 +249,109 @@ static const char *stats_stashed(struct hwtimer *h, uint64_t a, uint64_t b)
 	return NULL;
 }
 
+/* ENTER: entries the stand-in's drain consumed, or -1. */
+static long enter(struct hwtimer *h)
+{
+	struct hwtimer_ring_enter e = { 0 };
+
+	return ioctl(hwtimer_fd(h), HWTIMER_IOC_ENTER, &e);
+}
+
+/*
+ * Arm @n timeouts FAR_NS ahead into @ids, then cancel them in order: the
+ * first ones leave NOPs, the last one retracts them all with its own.
+ * Return: 0, or a message.
+ */
+static const char *arm_cancel(struct hwtimer *h, uint64_t *ids, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A,
+				&ids[i]))
+			return "arm failed";
+	for (i = 0; i < n; i++)
+		if (hwtimer_cancel(h, ids[i]) != HWTIMER_RESULT_CANCELLED)
+			return "a cancel did not answer CANCELLED";
+	return NULL;
+}
+
+/*
+ * Timeouts armed and cancelled between two drains leave the submission
+ * ring as it was: the NOPs of those cancelled first are retracted with
+ * the last; the kernel consumes and arms nothing.
+ */
+static const char *retract(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint32_t tail = *fk.sq_tail;
+	uint64_t armed = fk.ctx_armed, nops = fk.nops, ids[5];
+	const char *why;
+
+	why = arm_cancel(h, ids, 1);
+	if (!why && *fk.sq_tail != tail)
+		why = "one arm and its cancel left entries";
+	if (!why)
+		why = arm_cancel(h, ids, 5);
+	if (!why && *fk.sq_tail != tail)
+		why = "five arms and their cancels left entries";
+	if (!why && enter(h) != 0)
+		why = "the drain consumed entries";
+	if (!why && (fk.ctx_armed != armed || fk.nops != nops))
+		why = "the kernel armed a timeout or saw a NOP";
+	return why ? why : expiries(h, 0);
+}
+
+/*
+ * A drain that read the tail before a retraction but claims after it
+ * consumes only what is left, and an entry written at a retracted place
+ * before it read the tail again, as a new entry: the cancelled timeout is
+ * never armed, the one armed in its place is.
+ */
+static const char *retract_raced(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint64_t armed = fk.ctx_armed, c, d;
+
+	if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, &c))
+		return "arm failed";
+	fake_drain_begin(false);
+	if (hwtimer_cancel(h, c) != HWTIMER_RESULT_CANCELLED)
+		return "the cancel did not answer CANCELLED";
+	if (enter(h) != 0)
+		return "the drain consumed a retracted entry";
+	if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, &c))
+		return "arm failed";
+	fake_drain_begin(false);
+	if (hwtimer_cancel(h, c) != HWTIMER_RESULT_CANCELLED ||
+	    hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, &d))
+		return "cancel or arm failed";
+	if (enter(h) != 1 || fk.ctx_armed != armed + 1)
+		return "the drain did not take the new ARM alone";
+	if (hwtimer_cancel(h, d) != HWTIMER_RESULT_CANCELLED || enter(h) != 1)
+		return "the new timeout did not cancel through the ring";
+	return fk.ctx_cancelled != 1 ? "the kernel cancelled not once" :
+	       expiries(h, 0);
+}
+
+/*
+ * A cancel whose ARM a drain under way has claimed cannot take it back:
+ * the drain arms it, and the CANCEL that follows cancels it.
+ */
+static const char *retract_claimed(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint64_t armed = fk.ctx_armed, c;
+
+	if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, &c))
+		return "arm failed";
+	fake_drain_begin(true);
+	if (hwtimer_cancel(h, c) != HWTIMER_RESULT_CANCELLED)
+		return "the cancel did not answer CANCELLED";
+	if (enter(h) != 1 || fk.ctx_armed != armed + 1)
+		return "the drain did not arm the claimed ARM alone";
+	if (enter(h) != 1 || fk.ctx_cancelled != 1)
+		return "the CANCEL did not cancel it";
+	return expiries(h, 0);
+}
+
 /*
  * Run check @fn on a fresh context with timeouts A and B claimed
  * (claimed_pair()), its submission ring filled up first if @full.
@@ -282,6 +387,9 @@ int main(void)
 		{ modify_full, true, "modify, full ring, no expiry: MODIFIED, nothing comes" },
 		{ stats_cancel_raced, false, "stats: a CANCELLED cancel that the kernel found fired" },
 		{ stats_stashed, false, "stats: an expiry the flush stashed, then a cancel: FIRED" },
+		{ retract, false, "arms cancelled before a drain are retracted, NOPs with them" },
+		{ retract_raced, false, "a drain that read the tail before a retraction" },
+		{ retract_claimed, false, "a cancel of an ARM a drain claimed: armed, then cancelled" },
 	};
 	unsigned int i;
 

@@ -3534,7 +3534,7 @@ TEST_F(ctx, ring_setup_bad)
 	static const uint32_t bad[] = { 0, 3, 6, 100, 131072, 1U << 31 };
 	static const size_t zero_in[] = {
 		offsetof(struct hwtimer_ring_setup, flags),
-		offsetof(struct hwtimer_ring_setup, resv),
+		offsetof(struct hwtimer_ring_setup, features),
 		offsetof(struct hwtimer_ring_setup, id_tag),
 		offsetof(struct hwtimer_ring_setup, ev_queued),
 		offsetof(struct hwtimer_ring_setup, sq_claim),
@@ -3612,7 +3612,8 @@ TEST_F(ctx, ring_setup_layout)
 	EXPECT_TRUE(r.s.sqes + 256 * sizeof(struct hwtimer_sqe) <= r.s.cqes);
 	EXPECT_TRUE(r.s.cqes + 1024 * sizeof(struct hwtimer_event) <=
 		    r.s.map_size);
-	EXPECT_TRUE(r.s.resv + r.s.reserved[0] + r.s.reserved[2] == 0);
+	EXPECT_TRUE(r.s.features == HWTIMER_RING_F_RETRACT &&
+		    r.s.reserved[0] + r.s.reserved[2] == 0);
 	/* The slots are charged to the context at once. */
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_live == 100);
@@ -4106,6 +4107,77 @@ TEST_F(ctx, ring_take_back)
 		       (int64_t)ev.res);
 	}
 	EXPECT_TRUE(stats_pending(self->fd) == 0);
+}
+
+/*
+ * Retracting entries (HWTIMER_RING_F_RETRACT): an ARM taken back by moving
+ * the tail back before any drain claimed it is never consumed, and its
+ * place takes a new entry, which is. Each ARM is for a passed deadline, so
+ * one that a drain applied would fire at once. The periodic drain runs
+ * meanwhile: an attempt that finds its entry claimed puts the tail back,
+ * and the ARM may then be applied; it is only counted.
+ */
+TEST_F(ctx, ring_retract)
+{
+	enum { TRIES = 50 };
+	struct hwtimer_stats_req st0, st;
+	struct hwtimer_event ev;
+	struct ring r;
+	uint32_t pos, claim;
+	int i, back = 0, bad = 0, stray = 0, applied = 0, replaced = 0;
+	bool gone;
+
+	ring_open(_metadata, self->fd, &r, 64, 128, RING_SLOTS);
+	ASSERT_TRUE((r.s.features & HWTIMER_RING_F_RETRACT) != 0);
+	ASSERT_TRUE(stats(self->fd, &st0) == 0);
+	for (i = 0; i < TRIES; i++) {
+		pos = *r.sq_tail;
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
+			.deadline_ns = 1, .cookie = 1000 + i }) == 0);
+		__atomic_store_n(r.sq_tail, pos, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		claim = __atomic_load_n(r.sq_claim, __ATOMIC_RELAXED);
+		gone = (int32_t)(claim - pos) <= 0;
+		back += gone;
+		if (!gone)
+			__atomic_store_n(r.sq_tail, pos + 1, __ATOMIC_RELEASE);
+		else
+			ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+				.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
+				.deadline_ns = 1, .cookie = 2000 + i }) == 0);
+		ring_submit(_metadata, self->fd, &r);
+		/* One of the two ARMs was applied: wait for its record. */
+		while (cq_wait(self->fd, &r, &ev, WAIT_MS)) {
+			if (ev.cookie == 2000U + i)
+				replaced++;
+			else if (ev.cookie != 1000U + i)
+				stray++;
+			else if (gone)
+				bad++;
+			else
+				applied++;
+			if (ev.flags & HWTIMER_EVENT_LAST)
+				break;
+		}
+	}
+	EXPECT_TRUE(back > 0) {
+		TH_LOG("every entry was claimed before its retraction");
+	}
+	sleep_ms(NOFIRE_MS);
+	while (cq_pop(&r, &ev))
+		stray++;
+	EXPECT_TRUE(bad == 0 && stray == 0 && replaced == back &&
+		    applied == TRIES - back) {
+		TH_LOG("%d retracted ARMs fired, %d stray records, %d of %d new entries fired, %d of %d kept ARMs",
+		       bad, stray, replaced, back, applied, TRIES - back);
+	}
+	ASSERT_TRUE(stats(self->fd, &st) == 0);
+	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == (uint64_t)TRIES);
+	EXPECT_TRUE(st.ctx_pending == 0);
+	EXPECT_TRUE(*r.sq_dropped == 0);
+	EXPECT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) ==
+		    *r.sq_tail);
 }
 
 /*
