@@ -445,17 +445,27 @@ static struct hwt_timer *alloc_timer(bool periodic)
 	return pt ? &pt->ht : NULL;
 }
 
+/*
+ * Check the clock, flags and period of an arm.
+ * Return: the wheel of @clock, or NULL when they are invalid.
+ */
+static struct hwtimer_wheel *arm_wheel_of(u32 clock, u32 flags, u64 period)
+{
+	struct hwtimer_wheel *w = clock_wheel(clock);
+
+	if (!w || check_deadline_flags(flags))
+		return NULL;
+	if (period && period < hwtimer_wheel_tick_ns(w))
+		return NULL;
+	return w;
+}
+
 /* Check an arm request. Return: its wheel, or NULL when it is invalid. */
 static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
 {
-	struct hwtimer_wheel *w = clock_wheel(req->clock);
-
-	if (!w || check_deadline_flags(req->flags) ||
-	    !reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
+	if (!reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
 		return NULL;
-	if (req->period_ns && req->period_ns < hwtimer_wheel_tick_ns(w))
-		return NULL;
-	return w;
+	return arm_wheel_of(req->clock, req->flags, req->period_ns);
 }
 
 /**
@@ -893,15 +903,12 @@ static void op_to_arm(const struct hwtimer_batch_op *op,
  */
 static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
 {
-	struct hwtimer_arm_req arm;
-
 	op->result = 0;
 	if (op->pad || op->reserved)
 		return -EINVAL;
 	switch (op->op) {
 	case HWTIMER_OP_ARM:
-		op_to_arm(op, &arm);
-		*w = arm_wheel(&arm);
+		*w = arm_wheel_of(op->clock, op->flags, op->period_ns);
 		return *w ? 0 : -EINVAL;
 	case HWTIMER_OP_CANCEL:
 		if (op->flags || op->cookie || op->deadline_ns ||
