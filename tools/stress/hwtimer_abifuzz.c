@@ -179,7 +179,8 @@ enum total {
 	T_FIRED, T_MODIFIED, T_GONE, T_DROPPED, T_ENOENT, T_EAGAIN, T_EINTR,
 	T_BATCH, T_BAD, T_FOREIGN, T_CLOSE, T_FORK, T_DUP, T_POLL, T_EVENTFD,
 	T_STATS, T_READ, T_RSETUP, T_RMAP, T_RPUSH, T_RFULL, T_RCQE,
-	T_RREAD, T_RBUSY, T_RENTER, T_SCRIBBLE, T_RLATE, T_NR
+	T_RREAD, T_RBUSY, T_RENTER, T_SCRIBBLE, T_RLATE, T_RETRACT,
+	T_RKEPT, T_NR
 };
 
 static const char *const total_name[T_NR] = {
@@ -189,7 +190,7 @@ static const char *const total_name[T_NR] = {
 	"context-closes", "forks", "dups", "polls", "eventfd-sets", "stats",
 	"reads", "ring-setups", "ring-maps", "ring-pushes", "ring-full",
 	"ring-cqes", "ring-reads", "ring-ebusy", "ring-enters", "scribbles",
-	"late-cq-reaps",
+	"late-cq-reaps", "retracted", "retract-claimed",
 };
 
 /**
@@ -1992,6 +1993,37 @@ static bool pick_sqe(struct worker *w, int slot, struct rled *r, __u32 idx,
 	return true;
 }
 
+/*
+ * Write a NOP at @tail and take it back at once by moving the tail back
+ * (HWTIMER_RING_F_RETRACT), racing the drains of other threads' kicks and
+ * the periodic one: if a drain claimed it meanwhile, the tail is put back
+ * and the NOP stays, to be consumed with no completion. A drain that
+ * consumed a retracted place would move the sq head past the ledger's
+ * tail, and lose the entry written there next. Caller holds r->sq_lock.
+ */
+static void ring_retract(struct rmap *m, struct hwtimer_sqe *sqes,
+			 __u32 tail)
+{
+	struct rled *r = m->r;
+	__u32 *sq_tail = rm_u32(m, r->s.sq_tail);
+	struct rlog l = { .op = HWTIMER_SQE_NOP };
+
+	l.cookie = add(&sh->next_seq, 1);
+	sqes[tail & (r->s.sq_entries - 1)] =
+		(struct hwtimer_sqe){ .op = HWTIMER_SQE_NOP, .cookie = l.cookie };
+	r->log[tail % RLOG] = l;
+	st(sq_tail, tail + 1);
+	__atomic_store_n(sq_tail, tail, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if ((__s32)(ld(rm_u32(m, r->s.sq_claim)) - tail) <= 0) {
+		bump(T_RETRACT);
+		return;
+	}
+	st(&r->tail, tail + 1);
+	st(sq_tail, tail + 1);
+	bump(T_RKEPT);
+}
+
 /* Push one entry on a ring the ledger follows; false if it is full. */
 static bool ring_push(struct worker *w, int slot, struct rmap *m)
 {
@@ -2011,6 +2043,11 @@ static bool ring_push(struct worker *w, int slot, struct rmap *m)
 		spin_unlock(&r->sq_lock);
 		bump(T_RFULL);
 		return false;
+	}
+	if ((r->s.features & HWTIMER_RING_F_RETRACT) && !below(w, 8)) {
+		ring_retract(m, sqes, tail);
+		spin_unlock(&r->sq_lock);
+		return true;
 	}
 	if (!pick_sqe(w, slot, r, tail, &l, &sqe)) {
 		spin_unlock(&r->sq_lock);
@@ -2320,6 +2357,12 @@ static void sqe_settle(struct rled *r, __u32 idx,
 			       l->op, l->rslot,
 			       ev ? "completed with" : "had no completion",
 			       ev ? (long long)ev->res : 0LL);
+		return;
+	}
+	if (l->op == HWTIMER_SQE_NOP) {
+		if (ev)
+			report(V_RING, "a NOP (slot %u) completed: flags %#x res %lld",
+			       l->rslot, ev->flags, (long long)ev->res);
 		return;
 	}
 	if (l->op == HWTIMER_SQE_ARM)
