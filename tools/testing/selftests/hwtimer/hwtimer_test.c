@@ -4031,6 +4031,48 @@ TEST_F(ctx, ring_bad_sqes)
 	EXPECT_TRUE(stats_pending(self->fd) == 0);
 }
 
+/* Kinds of records take_back_records() counts. */
+enum { TB_STRAY, TB_TAKEN_FIRED, TB_APPLIED, TB_REPLACED, TB_NR };
+
+/*
+ * Records of try @i of a take-back test until one is LAST, waiting up to
+ * @ms for each, counted in @n by kind: its ARM's (cookie 1000 + @i) as
+ * TB_TAKEN_FIRED when the try took it back (@gone), else TB_APPLIED; the
+ * entry's written in its place (2000 + @i) as TB_REPLACED; any other as
+ * TB_STRAY.
+ */
+static void take_back_records(int fd, struct ring *r, int i, bool gone,
+			      int ms, int n[TB_NR])
+{
+	struct hwtimer_event ev;
+
+	while (cq_wait(fd, r, &ev, ms)) {
+		if (ev.cookie == 2000U + i)
+			n[TB_REPLACED]++;
+		else if (ev.cookie != 1000U + i)
+			n[TB_STRAY]++;
+		else
+			n[gone ? TB_TAKEN_FIRED : TB_APPLIED]++;
+		if (ev.flags & HWTIMER_EVENT_LAST)
+			break;
+	}
+}
+
+/*
+ * Push try @i of a take-back test: an ARM of a slot for a passed deadline
+ * (applied, it fires at once), cookie 1000 + @i. Return: its index.
+ */
+static uint32_t push_try(struct __test_metadata *_metadata, struct ring *r,
+			 int i)
+{
+	uint32_t pos = *r->sq_tail;
+
+	ASSERT_TRUE(ring_push(r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
+		.deadline_ns = 1, .cookie = 1000 + i }) == 0);
+	return pos;
+}
+
 /*
  * Taking an entry back: an ARM rewritten to NOP before any drain claimed
  * it is consumed without a completion and arms nothing; a NOP with
@@ -4046,17 +4088,14 @@ TEST_F(ctx, ring_take_back)
 	struct hwtimer_event ev;
 	struct ring r;
 	uint32_t pos, claim;
-	int i, back = 0, fired = 0, stray = 0, applied = 0;
+	int i, back = 0, fired, stray, n[TB_NR] = { 0 };
 	bool gone[TRIES] = { false };
 
 	ring_open(_metadata, self->fd, &r, 64, 128, RING_SLOTS);
 	ASSERT_TRUE(r.s.sq_claim != 0);
 	ASSERT_TRUE(stats(self->fd, &st0) == 0);
 	for (i = 0; i < TRIES; i++) {
-		pos = *r.sq_tail;
-		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
-			.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
-			.deadline_ns = 1, .cookie = 1000 + i }) == 0);
+		pos = push_try(_metadata, &r, i);
 		__atomic_store_n(&r.sqes[pos & (r.s.sq_entries - 1)].op,
 				 HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -4065,20 +4104,14 @@ TEST_F(ctx, ring_take_back)
 		back += gone[i];
 		ring_submit(_metadata, self->fd, &r);
 		/* Whatever the slot got, it is idle before the next try. */
-		while (cq_wait(self->fd, &r, &ev, gone[i] ? 0 : WAIT_MS)) {
-			if (ev.cookie != 1000U + i)
-				stray++;
-			else if (gone[i])
-				fired++;
-			else
-				applied++;
-			if (ev.flags & HWTIMER_EVENT_LAST)
-				break;
-		}
+		take_back_records(self->fd, &r, i, gone[i],
+				  gone[i] ? 0 : WAIT_MS, n);
 	}
 	EXPECT_TRUE(back > 0) {
 		TH_LOG("every entry was claimed before its NOP");
 	}
+	fired = n[TB_TAKEN_FIRED];
+	stray = n[TB_STRAY] + n[TB_REPLACED];
 	sleep_ms(NOFIRE_MS);
 	while (cq_pop(&r, &ev)) {
 		for (i = 0; i < TRIES; i++)
@@ -4090,7 +4123,7 @@ TEST_F(ctx, ring_take_back)
 	}
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	/* Claimed entries the kernel copied as ARMs fired; no other armed. */
-	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == (uint64_t)applied);
+	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == (uint64_t)n[TB_APPLIED]);
 	EXPECT_TRUE(st.ctx_pending == 0);
 	/* The drain publishes the tail it read before copying. */
 	EXPECT_TRUE(__atomic_load_n(r.sq_claim, __ATOMIC_ACQUIRE) ==
@@ -4124,17 +4157,14 @@ TEST_F(ctx, ring_retract)
 	struct hwtimer_event ev;
 	struct ring r;
 	uint32_t pos, claim;
-	int i, back = 0, bad = 0, stray = 0, applied = 0, replaced = 0;
+	int i, back = 0, n[TB_NR] = { 0 };
 	bool gone;
 
 	ring_open(_metadata, self->fd, &r, 64, 128, RING_SLOTS);
 	ASSERT_TRUE((r.s.features & HWTIMER_RING_F_RETRACT) != 0);
 	ASSERT_TRUE(stats(self->fd, &st0) == 0);
 	for (i = 0; i < TRIES; i++) {
-		pos = *r.sq_tail;
-		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
-			.op = HWTIMER_SQE_ARM, .slot = i % RING_SLOTS,
-			.deadline_ns = 1, .cookie = 1000 + i }) == 0);
+		pos = push_try(_metadata, &r, i);
 		__atomic_store_n(r.sq_tail, pos, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		claim = __atomic_load_n(r.sq_claim, __ATOMIC_RELAXED);
@@ -4148,29 +4178,19 @@ TEST_F(ctx, ring_retract)
 				.deadline_ns = 1, .cookie = 2000 + i }) == 0);
 		ring_submit(_metadata, self->fd, &r);
 		/* One of the two ARMs was applied: wait for its record. */
-		while (cq_wait(self->fd, &r, &ev, WAIT_MS)) {
-			if (ev.cookie == 2000U + i)
-				replaced++;
-			else if (ev.cookie != 1000U + i)
-				stray++;
-			else if (gone)
-				bad++;
-			else
-				applied++;
-			if (ev.flags & HWTIMER_EVENT_LAST)
-				break;
-		}
+		take_back_records(self->fd, &r, i, gone, WAIT_MS, n);
 	}
 	EXPECT_TRUE(back > 0) {
 		TH_LOG("every entry was claimed before its retraction");
 	}
 	sleep_ms(NOFIRE_MS);
 	while (cq_pop(&r, &ev))
-		stray++;
-	EXPECT_TRUE(bad == 0 && stray == 0 && replaced == back &&
-		    applied == TRIES - back) {
+		n[TB_STRAY]++;
+	EXPECT_TRUE(n[TB_TAKEN_FIRED] == 0 && n[TB_STRAY] == 0 &&
+		    n[TB_REPLACED] == back && n[TB_APPLIED] == TRIES - back) {
 		TH_LOG("%d retracted ARMs fired, %d stray records, %d of %d new entries fired, %d of %d kept ARMs",
-		       bad, stray, replaced, back, applied, TRIES - back);
+		       n[TB_TAKEN_FIRED], n[TB_STRAY], n[TB_REPLACED], back,
+		       n[TB_APPLIED], TRIES - back);
 	}
 	ASSERT_TRUE(stats(self->fd, &st) == 0);
 	EXPECT_TRUE(st.ctx_armed - st0.ctx_armed == (uint64_t)TRIES);
