@@ -103,6 +103,18 @@ MODULE_PARM_DESC(max_user_timeouts,
 #define HWT_BATCH_CHUNK		16
 /* Records read() assembles under the lock before copying them out. */
 #define HWT_READ_CHUNK		8
+/*
+ * Dead one-shot timers a context keeps for its next arms (128 bytes each):
+ * those arms skip the slab's allocation and free, and the clearing of
+ * every object that init_on_alloc (on in Debian's kernels) costs. A few
+ * under KASAN, which sees a use after free only of timers freed to the
+ * slab: enough to test the spares, few enough that most timers go there.
+ */
+#ifdef CONFIG_KASAN
+#define HWT_SPARE_MAX		16
+#else
+#define HWT_SPARE_MAX		1024
+#endif
 
 /**
  * struct hwt_user - what one user's contexts hold, for max_user_timeouts
@@ -194,6 +206,39 @@ static void free_timer(struct hwt_timer *ht)
 		kmem_cache_free(hwt_cache, ht);
 }
 
+/*
+ * Keep dead one-shot @ht, which no callback runs on, for a later arm, if
+ * there is room. Caller holds ctx->wqh.lock. Return: whether it was kept.
+ */
+static bool spare_put(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ctx->nspare >= HWT_SPARE_MAX)
+		return false;
+	ht->next = ctx->spare;
+	ctx->spare = ht;
+	ctx->nspare++;
+	return true;
+}
+
+/*
+ * Take up to @n spare one-shot timers into @objs, not zeroed. Caller holds
+ * ctx->wqh.lock. Return: how many.
+ */
+static unsigned int spare_take(struct hwt_ctx *ctx, void **objs,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	for (i = 0; i < n && ctx->spare; i++) {
+		objs[i] = ctx->spare;
+		ctx->spare = ctx->spare->next;
+		ctx->nspare--;
+	}
+	return i;
+}
+
 /* Put a dead timer on the reap list @reap (a stack through @next). */
 static void reap_push(struct hwt_timer *ht, struct hwt_timer **reap)
 {
@@ -203,16 +248,20 @@ static void reap_push(struct hwt_timer *ht, struct hwt_timer **reap)
 
 /*
  * Neither linked nor queued any more: hand the timer to @reap, unless a
- * MODIFY holds it pinned. Caller holds ctx->wqh.lock.
+ * MODIFY holds it pinned; a quiet one goes to the spares if they have
+ * room. Caller holds ctx->wqh.lock.
  */
 static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 {
-	lockdep_assert_held(&ht->ctx->wqh.lock);
+	struct hwt_ctx *ctx = ht->ctx;
+
+	lockdep_assert_held(&ctx->wqh.lock);
 	ht->dead = true;
-	ht->ctx->live--;
-	atomic_long_dec(&ht->ctx->user->live);
-	if (!ht->pins)
-		reap_push(ht, reap);
+	ctx->live--;
+	atomic_long_dec(&ctx->user->live);
+	if (ht->pins || (ht->quiet && spare_put(ctx, ht)))
+		return;
+	reap_push(ht, reap);
 }
 
 /*
@@ -233,16 +282,30 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 		kill_timer(ht, reap);
 }
 
-/* Free dead timers once no callback can run on them. May sleep. */
-static void reap_timers(struct hwt_timer *reap)
+/*
+ * Free dead timers of @ctx once no callback can run on them, keeping
+ * one-shots as spares while there is room. May sleep.
+ */
+static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 {
-	struct hwt_timer *ht;
+	struct hwt_timer *ht, *next;
 
+	for (ht = reap; ht; ht = ht->next)
+		if (!ht->quiet)
+			hwtimer_cancel_sync(&ht->t);
+	if (reap && READ_ONCE(ctx->nspare) < HWT_SPARE_MAX) {
+		spin_lock(&ctx->wqh.lock);
+		for (ht = reap; ht && !ht->periodic; ht = next) {
+			next = ht->next;
+			if (!spare_put(ctx, ht))
+				break;
+		}
+		spin_unlock(&ctx->wqh.lock);
+		reap = ht;
+	}
 	while (reap) {
 		ht = reap;
 		reap = ht->next;
-		if (!ht->quiet)
-			hwtimer_cancel_sync(&ht->t);
 		free_timer(ht);
 	}
 }
@@ -567,17 +630,27 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 {
 	struct hwtimer_wheel *w = arm_wheel(req);
 	struct hwt_timer *ht;
+	void *spare;
 	int ret;
 
 	if (!w)
 		return -EINVAL;
-	ht = alloc_timer(req->period_ns != 0);
-	if (!ht)
-		return -ENOMEM;
 	spin_lock(&ctx->wqh.lock);
+	if (!req->period_ns && spare_take(ctx, &spare, 1)) {
+		ht = spare;
+		memset(ht, 0, sizeof(*ht));
+	} else {
+		spin_unlock(&ctx->wqh.lock);
+		ht = alloc_timer(req->period_ns != 0);
+		if (!ht)
+			return -ENOMEM;
+		spin_lock(&ctx->wqh.lock);
+	}
 	ret = arm_locked(ctx, w, ht, req);
+	if (ret && !ht->periodic && spare_put(ctx, ht))
+		ht = NULL;
 	spin_unlock(&ctx->wqh.lock);
-	if (ret)
+	if (ret && ht)
 		free_timer(ht);
 	return ret;
 }
@@ -621,7 +694,7 @@ static void withdraw(struct hwt_ctx *ctx, u64 id)
 out_unlock:
 	spin_unlock(&ctx->wqh.lock);
 	mutex_unlock(&ctx->read_mutex);
-	reap_timers(reap);
+	reap_timers(ctx, reap);
 }
 
 /**
@@ -767,7 +840,7 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 	spin_lock(&ctx->wqh.lock);
 	ret = do_cancel_locked(ctx, id, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(reap);
+	reap_timers(ctx, reap);
 	return ret;
 }
 
@@ -782,7 +855,7 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 	spin_lock(&ctx->wqh.lock);
 	ret = do_modify_relock(ctx, id, deadline, flags, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(reap);
+	reap_timers(ctx, reap);
 	return ret;
 }
 
@@ -972,8 +1045,9 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 
 /*
  * Run the @n ops at @ops in place, setting each one's status: checked and
- * their timers allocated first, then run in one hold of the context lock
- * (a MODIFY of a running periodic timeout drops it while it waits).
+ * their timers taken from the spares or allocated first, then run in one
+ * hold of the context lock (a MODIFY of a running periodic timeout drops
+ * it while it waits).
  * Return: how many failed.
  */
 static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
@@ -982,7 +1056,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
 	struct hwtimer_arm_req arm;
 	void *one[HWT_BATCH_CHUNK], *per[HWT_BATCH_CHUNK];
-	unsigned int none = 0, nper = 0, gone = 0, gper = 0;
+	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
 	struct hwt_timer *reap = NULL, *ht;
 	u32 i, failed = 0;
 
@@ -995,10 +1069,14 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 		else
 			none++;
 	}
-	none = batch_alloc(hwt_cache, none, one);
-	nper = batch_alloc(hwt_pcache, nper, per);
-
 	spin_lock(&ctx->wqh.lock);
+	got = spare_take(ctx, one, none);
+	if (got < none || nper) {
+		spin_unlock(&ctx->wqh.lock);
+		none = got + batch_alloc(hwt_cache, none - got, one + got);
+		nper = batch_alloc(hwt_pcache, nper, per);
+		spin_lock(&ctx->wqh.lock);
+	}
 	for (i = 0; i < n; i++) {
 		struct hwtimer_batch_op *op = &ops[i];
 
@@ -1036,8 +1114,10 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 			break;
 		}
 	}
+	while (gone < none && spare_put(ctx, one[gone]))
+		gone++;
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(reap);
+	reap_timers(ctx, reap);
 	while (gone < none)
 		kmem_cache_free(hwt_cache, one[gone++]);
 	while (gper < nper)
@@ -1470,7 +1550,7 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	}
 	spin_unlock(&ctx->wqh.lock);
 	mutex_unlock(&ctx->read_mutex);
-	reap_timers(reap);
+	reap_timers(ctx, reap);
 	return done ? done * size : ret;
 }
 
@@ -1633,6 +1713,11 @@ static int hwt_release(struct inode *inode, struct file *file)
 		if (!ht->ring)
 			free_timer(ht);
 	}
+	while (ctx->spare) {
+		ht = ctx->spare;
+		ctx->spare = ht->next;
+		free_timer(ht);
+	}
 	/* The vmas hold the file: no mapping of the rings is left. */
 	hwtimer_ring_free(ctx);
 	hwtimer_ids_destroy(&ctx->ids);
@@ -1650,8 +1735,8 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct hwt_ctx *ctx = file->private_data;
 	u64 pending, queued, live;
+	u32 cap, nspare;
 	bool evfd;
-	u32 cap;
 
 	spin_lock(&ctx->wqh.lock);
 	pending = ctx->pending;
@@ -1659,12 +1744,14 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	live = ctx->live;
 	evfd = ctx->evfd;
 	cap = ctx->ids.cap;
+	nspare = ctx->nspare;
 	spin_unlock(&ctx->wqh.lock);
 	seq_printf(m, "hwtimer-pending:\t%llu\n", pending);
 	seq_printf(m, "hwtimer-queued:\t%llu\n", queued);
 	seq_printf(m, "hwtimer-live:\t%llu\n", live);
 	seq_printf(m, "hwtimer-eventfd:\t%d\n", evfd);
 	seq_printf(m, "hwtimer-table-bytes:\t%zu\n", cap * sizeof(u64));
+	seq_printf(m, "hwtimer-spare:\t%u\n", nspare);
 }
 
 static const struct file_operations hwt_fops = {

@@ -42,6 +42,9 @@ struct hwt_user;
  * @read: records read, ever
  * @ring: the timer rings, or NULL before HWTIMER_IOC_RING_SETUP; set once,
  *	under the lock, and freed only at release
+ * @spare: dead one-shot timers kept for the context's next arms, a stack
+ *	through their @next, under the lock
+ * @nspare: how many, at most HWT_SPARE_MAX
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
@@ -61,6 +64,8 @@ struct hwt_ctx {
 	u64 cancelled;
 	u64 read;
 	struct hwt_ring *ring;
+	struct hwt_timer *spare;
+	u32 nspare;
 };
 
 /**

@@ -2408,6 +2408,104 @@ TEST_F(ctx, fdinfo)
 	close_dev(self, fd);
 }
 
+/* fdinfo field @key (with its colon) of @fd as a number, or -1. */
+static long fdinfo_field(int fd, const char *key)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+#define SPARE_N 64
+
+/*
+ * A context keeps the one-shot timers its cancels and reads free for its
+ * next arms (fdinfo's hwtimer-spare): ARM takes them, a periodic arm does
+ * not, and a timer used again carries nothing of its last life. The ids
+ * of the old timeouts stay dead, a new one-shot on a timer that fired
+ * before is cancelled (not "already fired"), records carry the new
+ * cookies.
+ */
+TEST_F(ctx, spare_reuse)
+{
+	uint64_t old[SPARE_N], id[SPARE_N], pid;
+	struct hwtimer_batch_op ops[SPARE_N];
+	struct hwtimer_event ev;
+	struct hwtimer_batch b;
+	long s0, s;
+	uint32_t res;
+	int fd = self->fd, i, k;
+
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < SPARE_N; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].deadline_ns = 3600000 * MS;
+		ops[i].cookie = i;
+	}
+	ASSERT_TRUE(batch(fd, ops, SPARE_N, &b) == 0 && !b.failed) {
+		TH_LOG("batch of arms");
+	}
+	ASSERT_EQ(fdinfo_field(fd, "hwtimer-spare:"), 0);
+	for (i = 0; i < SPARE_N; i++) {
+		old[i] = ops[i].id;
+		ASSERT_TRUE(cancel(fd, old[i], &res) == 0 &&
+			    res == HWTIMER_RESULT_CANCELLED) {
+			TH_LOG("cancel %d", i);
+		}
+	}
+	s0 = fdinfo_field(fd, "hwtimer-spare:");
+	ASSERT_TRUE(s0 >= 2 && s0 <= SPARE_N) {
+		TH_LOG("%ld spares after %d cancels", s0, SPARE_N);
+	}
+	k = s0 < 8 ? s0 : 8;
+	/* The first fires at once, the others wait. */
+	for (i = 0; i < k; i++) {
+		ASSERT_EQ(arm(fd, 1000 + i, i ? 3600000 * MS : 0, &id[i]), 0);
+		ASSERT_EQ(fdinfo_field(fd, "hwtimer-spare:"), s0 - i - 1);
+	}
+	ASSERT_EQ(arm_full(fd, 7, 3600000 * MS, 1000 * MS, CLOCK_MONOTONIC, 0,
+			   &pid), 0);
+	ASSERT_EQ(fdinfo_field(fd, "hwtimer-spare:"), s0 - k);
+	for (i = 0; i < SPARE_N; i++)
+		ASSERT_EQ(cancel(fd, old[i], &res), -ENOENT);
+	ASSERT_EQ(wait_events(fd, &ev, 1, WAIT_MS), 1);
+	ASSERT_TRUE(ev.id == id[0] && ev.cookie == 1000) {
+		TH_LOG("record of id %llx cookie %llu",
+		       (unsigned long long)ev.id,
+		       (unsigned long long)ev.cookie);
+	}
+	/* Read, the fired one-shot is a spare again: then armed again. */
+	ASSERT_EQ(fdinfo_field(fd, "hwtimer-spare:"), s0 - k + 1);
+	ASSERT_EQ(arm(fd, 2000, 3600000 * MS, &id[0]), 0);
+	for (i = 0; i < k; i++) {
+		ASSERT_TRUE(modify(fd, id[i], 7200000 * MS, 0, &res) == 0 &&
+			    res == HWTIMER_RESULT_MODIFIED) {
+			TH_LOG("modify %d", i);
+		}
+		ASSERT_TRUE(cancel(fd, id[i], &res) == 0 &&
+			    res == HWTIMER_RESULT_CANCELLED) {
+			TH_LOG("cancel of reused timer %d: result %u", i, res);
+		}
+	}
+	ASSERT_EQ(cancel(fd, pid, &res), 0);
+	s = fdinfo_field(fd, "hwtimer-spare:");
+	ASSERT_EQ(s, s0);
+	close_dev(self, fd);
+}
+
 /*
  * close with pending, firing and periodic timeouts.
  * close() with pending, firing and unread timeouts cancels and frees all.
