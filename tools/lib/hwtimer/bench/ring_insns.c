@@ -47,6 +47,8 @@
 
 #include "../test/fake_kernel.h"
 
+#define noinline	__attribute__((__noinline__))
+
 #define CHUNK		1024
 #define FAR_NS		10000000000ULL
 
@@ -169,8 +171,7 @@ static bool parse_variant(const char *arg, enum variant *v)
  * The run callgrind counts: --toggle-collect=measured. Not inlined, and
  * not static, so that it keeps its name.
  */
-__attribute__((noinline)) void measured(enum variant v, struct hwtimer *h,
-					uint64_t n)
+noinline void measured(enum variant v, struct hwtimer *h, uint64_t n)
 {
 	run(v, h, n);
 	/* Not folded into the caller's code: a call callgrind sees. */

@@ -252,7 +252,7 @@ static void fake_expire(void)
 /* A drain: consume what the tail says is there while the cq has room. */
 static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 {
-	uint32_t tail, n, i, retracted;
+	uint32_t tail, n, i, left;
 	struct hwtimer_sqe sqe;
 
 	if (e->flags || e->resv || e->reserved[0] || e->reserved[1] ||
@@ -282,9 +282,9 @@ static long fake_enter(int fd, const struct hwtimer_ring_enter *e)
 	__atomic_store_n(fk.sq_claim, tail, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* The tail again: userspace may have retracted entries. */
-	retracted = __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE) - fk.sq_next;
-	if (retracted < n)
-		n = retracted;
+	left = __atomic_load_n(fk.sq_tail, __ATOMIC_ACQUIRE) - fk.sq_next;
+	if (left < n)
+		n = left;
 	for (i = 0; i < n && fake_cq_space(); i++) {
 		sqe = fk.sqes[(fk.sq_next + i) & (fk.setup.sq_entries - 1)];
 		fake_sqe(&sqe);

@@ -385,11 +385,11 @@ int main(void)
 		{ modify_fired, true, "modify, full ring, expiry taken for room: FIRED" },
 		{ cancel_full, true, "cancel, full ring, no expiry: CANCELLED, nothing comes" },
 		{ modify_full, true, "modify, full ring, no expiry: MODIFIED, nothing comes" },
-		{ stats_cancel_raced, false, "stats: a CANCELLED cancel that the kernel found fired" },
-		{ stats_stashed, false, "stats: an expiry the flush stashed, then a cancel: FIRED" },
+		{ stats_cancel_raced, false, "stats: a CANCELLED cancel the kernel found fired" },
+		{ stats_stashed, false, "stats: expiry the flush stashed, then cancel: FIRED" },
 		{ retract, false, "arms cancelled before a drain are retracted, NOPs with them" },
 		{ retract_raced, false, "a drain that read the tail before a retraction" },
-		{ retract_claimed, false, "a cancel of an ARM a drain claimed: armed, then cancelled" },
+		{ retract_claimed, false, "cancel of an ARM a drain claimed: armed, cancelled" },
 	};
 	unsigned int i;
 
