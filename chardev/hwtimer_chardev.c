@@ -284,11 +284,14 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 
 /*
  * Free dead timers of @ctx once no callback can run on them, keeping
- * one-shots as spares while there is room. May sleep.
+ * one-shots as spares while there is room; the other one-shots go back to
+ * the slab a batch at a time. May sleep.
  */
 static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 {
 	struct hwt_timer *ht, *next;
+	void *objs[HWT_BATCH_CHUNK];
+	size_t n = 0;
 
 	for (ht = reap; ht; ht = ht->next)
 		if (!ht->quiet)
@@ -306,8 +309,18 @@ static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 	while (reap) {
 		ht = reap;
 		reap = ht->next;
-		free_timer(ht);
+		if (ht->periodic) {
+			free_timer(ht);
+			continue;
+		}
+		objs[n++] = ht;
+		if (n == ARRAY_SIZE(objs)) {
+			kmem_cache_free_bulk(hwt_cache, n, objs);
+			n = 0;
+		}
 	}
+	if (n)
+		kmem_cache_free_bulk(hwt_cache, n, objs);
 }
 
 /* Queue @ht's record at the tail of the event list. Caller holds the lock. */
@@ -1118,10 +1131,10 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 		gone++;
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
-	while (gone < none)
-		kmem_cache_free(hwt_cache, one[gone++]);
-	while (gper < nper)
-		kmem_cache_free(hwt_pcache, per[gper++]);
+	if (gone < none)
+		kmem_cache_free_bulk(hwt_cache, none - gone, one + gone);
+	if (gper < nper)
+		kmem_cache_free_bulk(hwt_pcache, nper - gper, per + gper);
 	for (i = 0; i < n; i++)
 		failed += ops[i].status != 0;
 	return failed;

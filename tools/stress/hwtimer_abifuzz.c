@@ -1994,28 +1994,35 @@ static bool pick_sqe(struct worker *w, int slot, struct rled *r, __u32 idx,
 }
 
 /*
- * Write a NOP at @tail and take it back at once by moving the tail back
+ * Write a NOP at @tail and take it back by moving the tail back
  * (HWTIMER_RING_F_RETRACT), racing the drains of other threads' kicks and
  * the periodic one: if a drain claimed it meanwhile, the tail is put back
  * and the NOP stays, to be consumed with no completion. A drain that
  * consumed a retracted place would move the sq head past the ledger's
- * tail, and lose the entry written there next. Caller holds r->sq_lock.
+ * tail, and lose the entry written there next. Half the time the NOP
+ * stays published for a while first (up to a few thousand loads of the
+ * claim, until a drain claims it), so that drains land in the window.
+ * Caller holds r->sq_lock.
  */
-static void ring_retract(struct rmap *m, struct hwtimer_sqe *sqes,
-			 __u32 tail)
+static void ring_retract(struct worker *w, struct rmap *m,
+			 struct hwtimer_sqe *sqes, __u32 tail)
 {
 	struct rled *r = m->r;
 	__u32 *sq_tail = rm_u32(m, r->s.sq_tail);
+	__u32 *sq_claim = rm_u32(m, r->s.sq_claim);
 	struct rlog l = { .op = HWTIMER_SQE_NOP };
+	__u64 spin = below(w, 2) ? below(w, 4096) : 0;
 
 	l.cookie = add(&sh->next_seq, 1);
 	sqes[tail & (r->s.sq_entries - 1)] =
 		(struct hwtimer_sqe){ .op = HWTIMER_SQE_NOP, .cookie = l.cookie };
 	r->log[tail % RLOG] = l;
 	st(sq_tail, tail + 1);
+	while (spin-- && (__s32)(ld(sq_claim) - tail) <= 0)
+		;
 	__atomic_store_n(sq_tail, tail, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if ((__s32)(ld(rm_u32(m, r->s.sq_claim)) - tail) <= 0) {
+	if ((__s32)(ld(sq_claim) - tail) <= 0) {
 		bump(T_RETRACT);
 		return;
 	}
@@ -2045,7 +2052,7 @@ static bool ring_push(struct worker *w, int slot, struct rmap *m)
 		return false;
 	}
 	if ((r->s.features & HWTIMER_RING_F_RETRACT) && !below(w, 8)) {
-		ring_retract(m, sqes, tail);
+		ring_retract(w, m, sqes, tail);
 		spin_unlock(&r->sq_lock);
 		return true;
 	}
