@@ -2000,8 +2000,9 @@ static bool pick_sqe(struct worker *w, int slot, struct rled *r, __u32 idx,
  * and the NOP stays, to be consumed with no completion. A drain that
  * consumed a retracted place would move the sq head past the ledger's
  * tail, and lose the entry written there next. Half the time the NOP
- * stays published for a while first (up to a few thousand loads of the
- * claim, until a drain claims it), so that drains land in the window.
+ * stays published for a while first (up to 65536 loads of the claim, a
+ * fair part of a tick under TCG, until a drain claims it), so that drains
+ * land in the window.
  * Caller holds r->sq_lock.
  */
 static void ring_retract(struct worker *w, struct rmap *m,
@@ -2011,7 +2012,7 @@ static void ring_retract(struct worker *w, struct rmap *m,
 	__u32 *sq_tail = rm_u32(m, r->s.sq_tail);
 	__u32 *sq_claim = rm_u32(m, r->s.sq_claim);
 	struct rlog l = { .op = HWTIMER_SQE_NOP };
-	__u64 spin = below(w, 2) ? below(w, 4096) : 0;
+	__u64 spin = below(w, 2) ? below(w, 1 << 16) : 0;
 
 	l.cookie = add(&sh->next_seq, 1);
 	sqes[tail & (r->s.sq_entries - 1)] =
