@@ -217,7 +217,8 @@ static bool spare_put(struct hwt_ctx *ctx, struct hwt_timer *ht)
 		return false;
 	ht->next = ctx->spare;
 	ctx->spare = ht;
-	ctx->nspare++;
+	/* Read without the lock by reap_timers(), as a hint. */
+	WRITE_ONCE(ctx->nspare, ctx->nspare + 1);
 	return true;
 }
 
@@ -234,7 +235,7 @@ static unsigned int spare_take(struct hwt_ctx *ctx, void **objs,
 	for (i = 0; i < n && ctx->spare; i++) {
 		objs[i] = ctx->spare;
 		ctx->spare = ctx->spare->next;
-		ctx->nspare--;
+		WRITE_ONCE(ctx->nspare, ctx->nspare - 1);
 	}
 	return i;
 }
