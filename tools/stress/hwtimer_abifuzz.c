@@ -2018,16 +2018,22 @@ static void ring_retract(struct worker *w, struct rmap *m,
 	sqes[tail & (r->s.sq_entries - 1)] =
 		(struct hwtimer_sqe){ .op = HWTIMER_SQE_NOP, .cookie = l.cookie };
 	r->log[tail % RLOG] = l;
+	/*
+	 * In the ledger from before it is published until it is retracted:
+	 * a drain may consume it meanwhile, and a reaper see the head past it.
+	 */
+	st(&r->tail, tail + 1);
 	st(sq_tail, tail + 1);
 	while (spin-- && (__s32)(ld(sq_claim) - tail) <= 0)
 		;
 	__atomic_store_n(sq_tail, tail, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if ((__s32)(ld(sq_claim) - tail) <= 0) {
+		/* No drain consumes it: a head past @tail now is a violation. */
+		st(&r->tail, tail);
 		bump(T_RETRACT);
 		return;
 	}
-	st(&r->tail, tail + 1);
 	st(sq_tail, tail + 1);
 	bump(T_RKEPT);
 }
