@@ -147,8 +147,9 @@ static int dev_run_rings(struct hwtimer *h, struct hwtimer_batch_op *ops,
 	int r = 0, kick;
 
 	for (i = 0; i < n && !r; i++) {
-		if (hwtimer__ring_op(h, &ops[i]))
-			continue;
+		i += hwtimer__ring_run(h, ops + i, n - i);
+		if (i == n)
+			break;
 		some[k] = ops[i];
 		idx[k++] = i;
 		if (k == HWT_RUN_CHUNK) {
@@ -535,9 +536,12 @@ static void put_result(struct hwtimer_result *res,
 	res->result = op->result;
 }
 
-/* Queue @op with @res, submitting a full queue first. */
-static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
-		   struct hwtimer_result *res)
+/*
+ * The place of the next op of the submission queue, for @res; submitting
+ * a full queue first. Return: 0, or the errno of that submit.
+ */
+static inline int sq_next(struct hwtimer *h, struct hwtimer_result *res,
+			  struct hwtimer_batch_op **op)
 {
 	int r;
 
@@ -546,9 +550,8 @@ static int sq_push(struct hwtimer *h, const struct hwtimer_batch_op *op,
 		if (r < 0)
 			return r;
 	}
-	h->sq[h->sq_len] = *op;
 	h->sq_res[h->sq_len] = res;
-	h->sq_len++;
+	*op = &h->sq[h->sq_len];
 	return 0;
 }
 
@@ -557,29 +560,47 @@ HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, int clock,
 				unsigned int flags, uint64_t user_data,
 				struct hwtimer_result *res)
 {
-	struct hwtimer_batch_op op;
-	int r = make_arm(&op, clock, deadline_ns, period_ns, flags, user_data);
+	struct hwtimer_batch_op *op;
+	int r;
 
-	return r ? r : sq_push(h, &op, res);
+	if (flags & ~HWTIMER_ARM_ABS)
+		return -EINVAL;
+	r = sq_next(h, res, &op);
+	if (r)
+		return r;
+	make_arm(op, clock, deadline_ns, period_ns, flags, user_data);
+	h->sq_len++;
+	return 0;
 }
 
 HWT_EXPORT int hwtimer_prep_cancel(struct hwtimer *h, uint64_t id,
 				   struct hwtimer_result *res)
 {
-	struct hwtimer_batch_op op;
+	struct hwtimer_batch_op *op;
+	int r = sq_next(h, res, &op);
 
-	make_cancel(&op, id);
-	return sq_push(h, &op, res);
+	if (r)
+		return r;
+	make_cancel(op, id);
+	h->sq_len++;
+	return 0;
 }
 
 HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
 				   uint64_t deadline_ns, unsigned int flags,
 				   struct hwtimer_result *res)
 {
-	struct hwtimer_batch_op op;
-	int r = make_modify(&op, id, deadline_ns, flags);
+	struct hwtimer_batch_op *op;
+	int r;
 
-	return r ? r : sq_push(h, &op, res);
+	if (flags & ~HWTIMER_ARM_ABS)
+		return -EINVAL;
+	r = sq_next(h, res, &op);
+	if (r)
+		return r;
+	make_modify(op, id, deadline_ns, flags);
+	h->sq_len++;
+	return 0;
 }
 
 HWT_EXPORT unsigned int hwtimer_sq_ready(const struct hwtimer *h)

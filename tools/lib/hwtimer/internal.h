@@ -109,6 +109,12 @@ int hwtimer__timerfd_init(struct hwtimer *h);
 int hwtimer__ring_init(struct hwtimer *h);
 void hwtimer__ring_close(struct hwtimer *h);
 bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op);
+/*
+ * hwtimer__ring_op() on each of @n ops in turn, up to the first one the
+ * rings do not take. Return: how many they took.
+ */
+unsigned int hwtimer__ring_run(struct hwtimer *h,
+			       struct hwtimer_batch_op *ops, unsigned int n);
 int hwtimer__ring_kick(struct hwtimer *h);
 /* What hwtimer__ring_op()'s helpers answer for an op that is not theirs. */
 #define HWT_RING_PASS	INT_MIN

@@ -127,6 +127,8 @@ struct hwt_slot {
  * @adj_fired: likewise for ctx_fired: expiries the library dropped
  * @adj_cancelled: likewise for ctx_cancelled: cancels the library
  *	answered CANCELLED that found the timeout fired in the kernel
+ * @taken_back: timeouts armed and cancelled by taking their ARM back,
+ *	which the kernel counts neither as armed nor as cancelled
  * @adj_read: likewise for ctx_read: records of the completion ring
  *	handed to the caller (more), records read() gave and the library
  *	dropped (less)
@@ -136,6 +138,7 @@ struct hwt_slot {
  *	sure the kernel drains them
  * @retract: the kernel lets the sq tail move back (HWTIMER_RING_F_RETRACT)
  * @now: ring_now()'s reading for the ops under way, or 0
+ * @sq_head_seen: the kernel's sq head as last read: at or behind it
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -160,8 +163,10 @@ struct hwt_ring {
 	int64_t adj_fired;
 	int64_t adj_cancelled;
 	int64_t adj_read;
+	uint64_t taken_back;
 	uint64_t lost;
 	uint64_t now;
+	uint32_t sq_head_seen;
 	bool unkicked;
 	bool retract;
 };
@@ -280,7 +285,7 @@ static bool ring_mine(const struct hwt_ring *r)
 	return r && r->proc == hwtimer__proc();
 }
 
-static int ring_enter(struct hwtimer *h)
+static noinline __cold int ring_enter(struct hwtimer *h)
 {
 	struct hwtimer_ring_enter e;
 	int n;
@@ -348,10 +353,18 @@ static int stash_push(struct hwt_ring *r, const struct hwtimer_event *ev)
 	return 0;
 }
 
-static bool sq_full(const struct hwt_ring *r)
+/*
+ * Whether the submission ring is full. The kernel's head is read only when
+ * the last one read says it may be: it only moves forward.
+ */
+static inline bool sq_full(struct hwt_ring *r)
 {
-	return *r->sq_tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >=
-	       r->setup.sq_entries;
+	uint32_t tail = *r->sq_tail;
+
+	if (tail - r->sq_head_seen < r->setup.sq_entries)
+		return false;
+	r->sq_head_seen = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+	return tail - r->sq_head_seen >= r->setup.sq_entries;
 }
 
 static void slot_arm_again(struct hwtimer *h, uint32_t i);
@@ -643,8 +656,9 @@ static void slots_refill(struct hwtimer *h)
  * Write an entry, in place, into a submission ring with room for it; the
  * caller kicks the kernel once its ops are in.
  */
-static inline void sq_write(struct hwt_ring *r, uint32_t op, uint32_t slot,
-			    uint64_t deadline, uint64_t cookie)
+static inline uint32_t sq_write(struct hwt_ring *r, uint32_t op,
+				uint32_t slot, uint64_t deadline,
+				uint64_t cookie)
 {
 	uint32_t tail = *r->sq_tail;
 	struct hwtimer_sqe *e = &r->sqes[tail & (r->setup.sq_entries - 1)];
@@ -660,6 +674,7 @@ static inline void sq_write(struct hwt_ring *r, uint32_t op, uint32_t slot,
 	/* The entry is written before the kernel can see the new tail. */
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
 	r->unkicked = true;
+	return tail;
 }
 
 /*
@@ -706,11 +721,15 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
  * deadlines count from the first op that needs the clock, so from no
  * later than the op's own turn: never early.
  */
-static uint64_t ring_now(struct hwt_ring *r)
+static noinline uint64_t ring_now_read(struct hwt_ring *r)
 {
-	if (!r->now)
-		r->now = hwtimer__now(CLOCK_MONOTONIC);
+	r->now = hwtimer__now(CLOCK_MONOTONIC);
 	return r->now;
+}
+
+static inline uint64_t ring_now(struct hwt_ring *r)
+{
+	return r->now ? r->now : ring_now_read(r);
 }
 
 /* Absolute deadline on CLOCK_MONOTONIC of @deadline with @flags, saturated. */
@@ -748,12 +767,12 @@ static __always_inline struct hwt_slot *slot_arm(struct hwtimer *h,
 	s->deadline = abs_of(r, deadline, flags);
 	/* Off the list first: making room in the ring may free slots. */
 	r->free_head = s->next;
-	if (sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
+	if (sq_full(r) && sq_make_room(h)) {
 		slot_free(r, i);
 		return NULL;
 	}
+	s->sq_pos = sq_write(r, HWTIMER_SQE_ARM, i, s->deadline, s->id);
 	s->state = SLOT_ACTIVE;
-	s->sq_pos = *r->sq_tail - 1;
 	s->takeback = !!r->sq_claim;
 	s->maybe_nop = false;
 	return s;
@@ -809,7 +828,7 @@ static inline uint32_t retract_to(const struct hwt_ring *r, uint32_t claim,
 }
 
 /*
- * Cancel ACTIVE slot @s by taking its ARM back, if no drain has claimed
+ * Cancel ACTIVE slot @i by taking its ARM back, if no drain has claimed
  * it: rewrite the entry to a NOP, then a full barrier, then look at the
  * claim again (pairs with the kernel's barrier between its claim and its
  * copy). The slot is then free at once, and neither the kernel nor the
@@ -824,18 +843,20 @@ static inline uint32_t retract_to(const struct hwt_ring *r, uint32_t claim,
  * timeout armed and cancelled between two drains leaves nothing behind.
  * Return: whether the ARM was taken back.
  */
-static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
+static __always_inline bool take_back(struct hwt_ring *r, uint32_t i)
 {
+	struct hwt_slot *s = &r->slots[i];
 	uint32_t claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
-	uint32_t tail = *r->sq_tail, to = tail;
+	uint32_t tail = *r->sq_tail, to = tail, pos = s->sq_pos;
 	struct hwtimer_sqe *e;
 
-	if (!s->takeback || !not_past(claim, s->sq_pos))
+	if (!s->takeback || !not_past(claim, pos))
 		return false;
-	e = &r->sqes[s->sq_pos & (r->setup.sq_entries - 1)];
+	e = &r->sqes[pos & (r->setup.sq_entries - 1)];
 	__atomic_store_n(&e->op, HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
-	if (r->retract && s->sq_pos == tail - 1) {
-		to = retract_to(r, claim, s->sq_pos);
+	if (r->retract && pos == tail - 1) {
+		/* The NOP just written ends the ring: look before it. */
+		to = retract_to(r, claim, pos);
 		__atomic_store_n(r->sq_tail, to, __ATOMIC_RELAXED);
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -843,14 +864,13 @@ static bool take_back(struct hwt_ring *r, struct hwt_slot *s)
 	if (to != tail && !not_past(claim, to))
 		/* A drain may consume them, as NOPs: they stay. */
 		__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
-	if (!not_past(claim, s->sq_pos)) {
+	if (!not_past(claim, pos)) {
 		s->maybe_nop = true;
 		return false;
 	}
 	/* The kernel counts neither: the caller armed and cancelled. */
-	r->adj_armed++;
-	r->adj_cancelled++;
-	slot_free(r, s - r->slots);
+	r->taken_back++;
+	slot_free(r, i);
 	return true;
 }
 
@@ -891,7 +911,7 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 	if (s->state == SLOT_STASHED)
 		return HWTIMER_RESULT_FIRED;
 	/* No drain saw the arm: it never fires, whatever its deadline. */
-	if (cancel && take_back(r, s))
+	if (cancel && take_back(r, s - r->slots))
 		return HWTIMER_RESULT_CANCELLED;
 	/*
 	 * Due: the kernel fires it, if it has not yet; unless a take-back
@@ -942,28 +962,45 @@ static inline int ring_id_check(const struct hwt_ring *r, uint64_t id)
 	return ring_mine(r) ? 0 : -ENOENT;
 }
 
-bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
+/* hwtimer__ring_op() for rings @r, @mine when this process drives them. */
+static __always_inline bool ring_op(struct hwtimer *h, struct hwt_ring *r,
+				    bool mine, struct hwtimer_batch_op *op)
 {
-	struct hwt_ring *r = h->ring;
-	int ret;
-
-	/* @op is the library's own: only where it goes is decided here. */
-	if (!r)
-		return false;
 	if (op->op == HWTIMER_OP_ARM)
-		return ring_mine(r) && ring_arm(h, op);
+		return mine && ring_arm(h, op);
 	if (op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY)
 		return false;
-	ret = ring_id_check(r, op->id);
-	if (ret == HWT_RING_PASS)
+	if (op->id >> RING_TAG_SHIFT != r->setup.id_tag)
 		return false;	/* BATCH answers */
-	if (ret) {
-		op->status = ret;
+	if (!mine) {
+		/* A child of fork(): the rings are its parent's. */
+		op->status = -ENOENT;
 		op->result = 0;
 		return true;
 	}
 	ring_cancel_modify(h, op);
 	return true;
+}
+
+bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwt_ring *r = h->ring;
+
+	/* @op is the library's own: only where it goes is decided here. */
+	return r && ring_op(h, r, ring_mine(r), op);
+}
+
+unsigned int hwtimer__ring_run(struct hwtimer *h,
+			       struct hwtimer_batch_op *ops, unsigned int n)
+{
+	struct hwt_ring *r = h->ring;
+	bool mine = ring_mine(r);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!ring_op(h, r, mine, &ops[i]))
+			break;
+	return i;
 }
 
 int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
@@ -1023,9 +1060,9 @@ void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 			  r->slots[i].state == SLOT_STASHED;
 	/* The slots are charged at setup; count those serving a timeout. */
 	st->ctx_live = st->ctx_live - r->setup.slots + active;
-	st->ctx_armed += r->adj_armed;
+	st->ctx_armed += r->adj_armed + r->taken_back;
 	st->ctx_fired += r->adj_fired;
-	st->ctx_cancelled += r->adj_cancelled;
+	st->ctx_cancelled += r->adj_cancelled + r->taken_back;
 	st->ctx_read += r->adj_read;
 	st->ctx_queued += r->stash_len - r->stash_head;
 }
