@@ -296,9 +296,8 @@ static noinline __cold int ring_enter(struct hwtimer *h)
 }
 
 /* hwtimer__ring_kick() on rings of this process. */
-static inline int ring_kick_mine(struct hwtimer *h)
+static inline int ring_kick_mine(struct hwtimer *h, struct hwt_ring *r)
 {
-	struct hwt_ring *r = h->ring;
 	int ret = 0;
 
 	r->now = 0;
@@ -326,7 +325,7 @@ int hwtimer__ring_kick(struct hwtimer *h)
 		r->now = 0;
 		return 0;
 	}
-	return ring_kick_mine(h);
+	return ring_kick_mine(h, r);
 }
 
 /* ---- records ---- */
@@ -489,8 +488,9 @@ bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
 	return ring_take(h, ev, true, false);
 }
 
-/* The ACTIVE or STASHED slot of ring id @id, or NULL. */
-static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
+/* Index of the ACTIVE or STASHED slot of ring id @id, or NO_SLOT. */
+#define NO_SLOT		UINT32_MAX
+static inline uint32_t lookup_idx(const struct hwt_ring *r, uint64_t id)
 {
 	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
 
@@ -498,8 +498,16 @@ static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
 	    (r->slots[idx].state != SLOT_ACTIVE &&
 	     r->slots[idx].state != SLOT_STASHED) ||
 	    r->slots[idx].id != id)
-		return NULL;
-	return &r->slots[idx];
+		return NO_SLOT;
+	return idx;
+}
+
+/* The ACTIVE or STASHED slot of ring id @id, or NULL. */
+static struct hwt_slot *lookup(struct hwt_ring *r, uint64_t id)
+{
+	uint32_t i = lookup_idx(r, id);
+
+	return i == NO_SLOT ? NULL : &r->slots[i];
 }
 
 /*
@@ -750,11 +758,11 @@ static inline uint64_t abs_of(struct hwt_ring *r, uint64_t deadline,
  * or NULL if the submission ring stayed full (the slot stays FREE).
  */
 static __always_inline struct hwt_slot *slot_arm(struct hwtimer *h,
+						 struct hwt_ring *r,
 						 uint64_t deadline,
 						 unsigned int flags,
 						 uint64_t user_data)
 {
-	struct hwt_ring *r = h->ring;
 	uint32_t i = r->free_head;
 	struct hwt_slot *s = &r->slots[i];
 
@@ -791,7 +799,7 @@ static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		if (r->free_head == r->setup.slots)
 			return false;	/* all in use: BATCH takes it */
 	}
-	s = slot_arm(h, op->deadline_ns, op->flags, op->cookie);
+	s = slot_arm(h, r, op->deadline_ns, op->flags, op->cookie);
 	if (!s)
 		return false;
 	op->id = s->id;
@@ -900,18 +908,18 @@ static noinline __cold int room_for(struct hwtimer *h, struct hwt_slot *s)
  * stayed full.
  */
 static __always_inline int slot_cancel_modify(struct hwtimer *h,
-					      struct hwt_slot *s, bool cancel,
-					      uint64_t deadline,
+					      struct hwt_ring *r, uint32_t i,
+					      bool cancel, uint64_t deadline,
 					      unsigned int flags)
 {
-	struct hwt_ring *r = h->ring;
+	struct hwt_slot *s = &r->slots[i];
 	int ret;
 
 	/* Its last record waits in the stash. */
 	if (s->state == SLOT_STASHED)
 		return HWTIMER_RESULT_FIRED;
 	/* No drain saw the arm: it never fires, whatever its deadline. */
-	if (cancel && take_back(r, s - r->slots))
+	if (cancel && take_back(r, i))
 		return HWTIMER_RESULT_CANCELLED;
 	/*
 	 * Due: the kernel fires it, if it has not yet; unless a take-back
@@ -926,8 +934,8 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 			return ret;
 	}
 	deadline = cancel ? 0 : abs_of(r, deadline, flags);
-	sq_write(r, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY,
-		 s - r->slots, deadline, s->id);
+	sq_write(r, cancel ? HWTIMER_SQE_CANCEL : HWTIMER_SQE_MODIFY, i,
+		 deadline, s->id);
 	s->takeback = false;
 	if (cancel) {
 		s->state = SLOT_DRAINING;
@@ -940,11 +948,12 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 /* Cancel or modify of ring id @op->id. */
 static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
-	struct hwt_slot *s = lookup(h->ring, op->id);
+	struct hwt_ring *r = h->ring;
+	uint32_t i = lookup_idx(r, op->id);
 	int ret = -ENOENT;
 
-	if (s)
-		ret = slot_cancel_modify(h, s, op->op == HWTIMER_OP_CANCEL,
+	if (i != NO_SLOT)
+		ret = slot_cancel_modify(h, r, i, op->op == HWTIMER_OP_CANCEL,
 					 op->deadline_ns, op->flags);
 	op->status = ret < 0 ? ret : 0;
 	op->result = ret < 0 ? 0 : ret;
@@ -1015,12 +1024,12 @@ int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 	if (!ring_mine(r) || clock != CLOCK_MONOTONIC || period_ns ||
 	    (flags & ~HWTIMER_ARM_ABS) || r->free_head == r->setup.slots)
 		goto general;
-	s = slot_arm(h, deadline_ns, flags, user_data);
+	s = slot_arm(h, r, deadline_ns, flags, user_data);
 	if (!s) {
 		r->now = 0;
 		goto general;
 	}
-	ret = ring_kick_mine(h);
+	ret = ring_kick_mine(h, r);
 	if (!ret && id)
 		*id = s->id;
 	return ret;
@@ -1032,19 +1041,19 @@ general:
 int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 {
 	struct hwt_ring *r = h->ring;
-	struct hwt_slot *s;
 	int ret, kick;
+	uint32_t i;
 
 	ret = ring_id_check(r, id);
 	if (ret == HWT_RING_PASS)
 		return hwtimer__cancel_op(h, id);
 	if (ret)
 		return ret;
-	s = lookup(r, id);
-	if (!s)
+	i = lookup_idx(r, id);
+	if (i == NO_SLOT)
 		return -ENOENT;
-	ret = slot_cancel_modify(h, s, true, 0, 0);
-	kick = ring_kick_mine(h);
+	ret = slot_cancel_modify(h, r, i, true, 0, 0);
+	kick = ring_kick_mine(h, r);
 	return ret < 0 || !kick ? ret : kick;
 }
 
