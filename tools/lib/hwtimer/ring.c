@@ -786,7 +786,8 @@ static __always_inline struct hwt_slot *slot_arm(struct hwtimer *h,
 	return s;
 }
 
-static bool ring_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
+static __always_inline bool ring_arm(struct hwtimer *h,
+				     struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwt_slot *s;
@@ -946,7 +947,8 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 }
 
 /* Cancel or modify of ring id @op->id. */
-static void ring_cancel_modify(struct hwtimer *h, struct hwtimer_batch_op *op)
+static __always_inline void ring_cancel_modify(struct hwtimer *h,
+					       struct hwtimer_batch_op *op)
 {
 	struct hwt_ring *r = h->ring;
 	uint32_t i = lookup_idx(r, op->id);
