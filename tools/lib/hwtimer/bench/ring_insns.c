@@ -13,7 +13,8 @@
  * is an entry and its completion.
  *
  * The workload is hwtimer_lib_bench's: TIMEOUTS (default 262144) one-shots
- * on CLOCK_MONOTONIC, 10 s away, armed and cancelled 1024 at a time. -v
+ * on CLOCK_MONOTONIC, 10 s away, armed and cancelled 1024 at a time, with
+ * absolute deadlines from one clock read per 1024. -v
  * sq1024 (the default) queues them with hwtimer_prep_arm() and
  * hwtimer_prep_cancel() and submits each 1024 with hwtimer_submit(), as
  * rings_sq1024 does; -v single makes one hwtimer_arm() or hwtimer_cancel()
@@ -51,6 +52,15 @@
 
 #define CHUNK		1024
 #define FAR_NS		10000000000ULL
+
+/* CLOCK_MONOTONIC now, in ns. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static void die(const char *what, int err)
 {
@@ -100,9 +110,11 @@ static void run_sq(struct hwtimer *h, uint64_t n)
 	int i, r;
 
 	for (done = 0; done < n; done += CHUNK) {
+		uint64_t at = now_ns() + FAR_NS;
+
 		for (i = 0; i < CHUNK; i++) {
-			r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0,
-					     i, &res[i]);
+			r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, at, 0,
+					     HWTIMER_ARM_ABS, i, &res[i]);
 			if (r)
 				die("prep_arm", -r);
 		}
@@ -133,9 +145,11 @@ static void run_single(struct hwtimer *h, uint64_t n)
 	int i, r;
 
 	for (done = 0; done < n; done += CHUNK) {
+		uint64_t at = now_ns() + FAR_NS;
+
 		for (i = 0; i < CHUNK; i++) {
-			r = hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, i,
-					&ids[i]);
+			r = hwtimer_arm(h, CLOCK_MONOTONIC, at, 0,
+					HWTIMER_ARM_ABS, i, &ids[i]);
 			check_arm(ids[i], r);
 		}
 		drain(h);
