@@ -66,6 +66,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
@@ -1058,6 +1059,26 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 }
 
 /*
+ * Make the relative deadline of @arm, on wheel @w, absolute. The clock is
+ * read once for the ARMs of a chunk on one wheel (@now_w, @now: the last
+ * reading), when the first needs it: a deadline counts from a time after
+ * the BATCH call began, never from an earlier one.
+ */
+static void batch_arm_abs(struct hwtimer_arm_req *arm, struct hwtimer_wheel *w,
+			  struct hwtimer_wheel **now_w, u64 *now)
+{
+	if (arm->flags & HWTIMER_ARM_ABS)
+		return;
+	if (*now_w != w) {
+		*now_w = w;
+		*now = hwtimer_wheel_now(w);
+	}
+	if (check_add_overflow(*now, arm->deadline_ns, &arm->deadline_ns))
+		arm->deadline_ns = U64_MAX;
+	arm->flags |= HWTIMER_ARM_ABS;
+}
+
+/*
  * Run the @n ops at @ops in place, setting each one's status: checked and
  * their timers taken from the spares or allocated first, then run in one
  * hold of the context lock (a MODIFY of a running periodic timeout drops
@@ -1067,8 +1088,9 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 		       u32 n)
 {
-	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
+	struct hwtimer_wheel *w[HWT_BATCH_CHUNK], *now_w = NULL;
 	struct hwtimer_arm_req arm;
+	u64 now = 0;
 	void *one[HWT_BATCH_CHUNK], *per[HWT_BATCH_CHUNK];
 	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
 	struct hwt_timer *reap = NULL, *ht;
@@ -1107,6 +1129,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 				break;
 			}
 			op_to_arm(op, &arm);
+			batch_arm_abs(&arm, w[i], &now_w, &now);
 			op->status = arm_locked(ctx, w[i], ht, &arm);
 			if (op->status) {
 				/* Never armed: nothing to wait for. */

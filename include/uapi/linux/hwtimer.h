@@ -171,7 +171,9 @@ struct hwtimer_modify_req {
  * @flags: in: as in the single-op struct
  * @id: in: target of CANCEL and MODIFY; out: id of an ARM
  * @cookie: in: ARM only
- * @deadline_ns: in: ARM and MODIFY
+ * @deadline_ns: in: ARM and MODIFY; an ARM's relative deadline may
+ *	count from any time during the call (the clock is read once for
+ *	several ARMs), never from before it
  * @period_ns: in: ARM only
  * @clock: in: ARM only
  * @status: out: 0, or the negative errno the single-op ioctl would give
