@@ -98,7 +98,7 @@ static unsigned long max_user_timeouts;
 hwtimer_param_ranged(max_user_timeouts, max_user_timeouts, 1, ULONG_MAX,
 		     0644);
 MODULE_PARM_DESC(max_user_timeouts,
-		 "Most live timeouts per user across all open /dev/hwtimer (default: 4% of RAM at 128 bytes each)");
+		 "Most live timeouts per user across all open /dev/hwtimer, spare timers past a context's first 1024 counted as live (default: 4% of RAM at 128 bytes each)");
 
 /* Ops of a batch copied in and out at a time. */
 #define HWT_BATCH_CHUNK		16
@@ -107,15 +107,22 @@ MODULE_PARM_DESC(max_user_timeouts,
 /*
  * Dead one-shot timers a context keeps for its next arms (128 bytes each):
  * those arms skip the slab's allocation and free, and the clearing of
- * every object that init_on_alloc (on in Debian's kernels) costs. A few
- * under KASAN, which sees a use after free only of timers freed to the
- * slab: enough to test the spares, few enough that most timers go there.
+ * every object that init_on_alloc (on in Debian's kernels) costs.
+ * HWT_SPARE_MAX are kept free of charge. Beyond them, a context keeps as
+ * many as ctx_max_pending more, each counted against its user's
+ * max_user_timeouts as a live timeout is, for as long as it takes some of
+ * them again: HWT_SPARE_IDLE without that frees them. A few under KASAN,
+ * which sees a use after free only of timers freed to the slab: enough to
+ * test the spares, few enough that most timers go there.
  */
 #ifdef CONFIG_KASAN
 #define HWT_SPARE_MAX		16
+#define HWT_SPARE_CHARGED	false
 #else
 #define HWT_SPARE_MAX		1024
+#define HWT_SPARE_CHARGED	true
 #endif
+#define HWT_SPARE_IDLE		HZ
 
 /**
  * struct hwt_user - what one user's contexts hold, for max_user_timeouts
@@ -208,37 +215,127 @@ static void free_timer(struct hwt_timer *ht)
 }
 
 /*
+ * Room for one more spare beyond HWT_SPARE_MAX: charge it to the user, and
+ * have the idle ones freed later. Caller holds ctx->wqh.lock.
+ */
+static bool spare_charge(struct hwt_ctx *ctx)
+{
+	if (!HWT_SPARE_CHARGED || ctx->nextra >= READ_ONCE(ctx_max_pending))
+		return false;
+	if (atomic_long_add_return(1, &ctx->user->live) >
+	    READ_ONCE(max_user_timeouts)) {
+		atomic_long_dec(&ctx->user->live);
+		return false;
+	}
+	if (!ctx->spare_trimming) {
+		ctx->spare_trimming = true;
+		schedule_delayed_work(&ctx->spare_trim, HWT_SPARE_IDLE);
+	}
+	return true;
+}
+
+/* Push @ht on the stack @top. */
+static void spare_push(struct hwt_timer **top, struct hwt_timer *ht)
+{
+	ht->next = *top;
+	*top = ht;
+}
+
+/*
  * Keep dead one-shot @ht, which no callback runs on, for a later arm, if
  * there is room. Caller holds ctx->wqh.lock. Return: whether it was kept.
  */
 static bool spare_put(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ctx->nspare >= HWT_SPARE_MAX)
-		return false;
-	ht->next = ctx->spare;
-	ctx->spare = ht;
+	if (ctx->nspare - ctx->nextra < HWT_SPARE_MAX) {
+		spare_push(&ctx->spare, ht);
+	} else {
+		if (!spare_charge(ctx))
+			return false;
+		spare_push(&ctx->spare_extra, ht);
+		ctx->nextra++;
+	}
 	/* Read without the lock by reap_timers(), as a hint. */
 	WRITE_ONCE(ctx->nspare, ctx->nspare + 1);
 	return true;
 }
 
 /*
- * Take up to @n spare one-shot timers into @objs, not zeroed. Caller holds
- * ctx->wqh.lock. Return: how many.
+ * Take up to @n spare one-shot timers into @objs, not zeroed; charged ones
+ * first. Caller holds ctx->wqh.lock. Return: how many.
  */
 static unsigned int spare_take(struct hwt_ctx *ctx, void **objs,
 			       unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, charged = 0;
+	struct hwt_timer **top;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	for (i = 0; i < n && ctx->spare; i++) {
-		objs[i] = ctx->spare;
-		ctx->spare = ctx->spare->next;
-		WRITE_ONCE(ctx->nspare, ctx->nspare - 1);
+	for (i = 0; i < n; i++) {
+		top = ctx->spare_extra ? &ctx->spare_extra : &ctx->spare;
+		if (!*top)
+			break;
+		charged += top == &ctx->spare_extra;
+		objs[i] = *top;
+		*top = (*top)->next;
+	}
+	WRITE_ONCE(ctx->nspare, ctx->nspare - i);
+	if (charged) {
+		/* The arms count them as live instead. */
+		ctx->nextra -= charged;
+		atomic_long_sub(charged, &ctx->user->live);
+		ctx->spare_used = true;
 	}
 	return i;
+}
+
+/* Free the @n timers on the stack @ht, a chunk at a time. May sleep. */
+static void free_spares(struct hwt_timer *ht, u32 n)
+{
+	void *objs[HWT_BATCH_CHUNK];
+	u32 k;
+
+	while (n) {
+		for (k = 0; k < n && k < ARRAY_SIZE(objs); k++) {
+			objs[k] = ht;
+			ht = ht->next;
+		}
+		kmem_cache_free_bulk(hwt_cache, k, objs);
+		n -= k;
+		cond_resched();
+	}
+}
+
+/*
+ * HWT_SPARE_IDLE after spares were charged: free the charged ones, unless
+ * some were taken meanwhile (then look again after as long).
+ */
+static void spare_trim_fn(struct work_struct *work)
+{
+	struct hwt_ctx *ctx = container_of(to_delayed_work(work),
+					   struct hwt_ctx, spare_trim);
+	struct hwt_timer *trim = NULL;
+	u32 n = 0;
+
+	spin_lock(&ctx->wqh.lock);
+	if (ctx->spare_used) {
+		ctx->spare_used = false;
+	} else {
+		trim = ctx->spare_extra;
+		n = ctx->nextra;
+		ctx->spare_extra = NULL;
+		ctx->nextra = 0;
+		WRITE_ONCE(ctx->nspare, ctx->nspare - n);
+	}
+	ctx->spare_trimming = ctx->nextra != 0;
+	if (ctx->spare_trimming)
+		schedule_delayed_work(&ctx->spare_trim, HWT_SPARE_IDLE);
+	spin_unlock(&ctx->wqh.lock);
+	if (!n)
+		return;
+	atomic_long_sub(n, &ctx->user->live);
+	free_spares(trim, n);
 }
 
 /* Put a dead timer on the reap list @reap (a stack through @next). */
@@ -298,7 +395,8 @@ static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 	for (ht = reap; ht; ht = ht->next)
 		if (!ht->quiet)
 			hwtimer_cancel_sync(&ht->t);
-	if (reap && READ_ONCE(ctx->nspare) < HWT_SPARE_MAX) {
+	if (reap && (HWT_SPARE_CHARGED ||
+		     READ_ONCE(ctx->nspare) < HWT_SPARE_MAX)) {
 		spin_lock(&ctx->wqh.lock);
 		for (ht = reap; ht && !ht->periodic; ht = next) {
 			next = ht->next;
@@ -1690,6 +1788,7 @@ static int hwt_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&ctx->wqh);
 	mutex_init(&ctx->read_mutex);
 	ctx->ev_tail = &ctx->ev_head;
+	INIT_DELAYED_WORK(&ctx->spare_trim, spare_trim_fn);
 	ctx->user = user_get();
 	ret = -ENOMEM;
 	if (!ctx->user)
@@ -1750,17 +1849,16 @@ static int hwt_release(struct inode *inode, struct file *file)
 		if (!ht->ring)
 			free_timer(ht);
 	}
-	while (ctx->spare) {
-		ht = ctx->spare;
-		ctx->spare = ht->next;
-		free_timer(ht);
-	}
+	/* Nothing puts a spare now: the trim is not queued again. */
+	cancel_delayed_work_sync(&ctx->spare_trim);
+	free_spares(ctx->spare, ctx->nspare - ctx->nextra);
+	free_spares(ctx->spare_extra, ctx->nextra);
 	/* The vmas hold the file: no mapping of the rings is left. */
 	hwtimer_ring_free(ctx);
 	hwtimer_ids_destroy(&ctx->ids);
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
-	atomic_long_sub(ctx->live, &ctx->user->live);
+	atomic_long_sub(ctx->live + ctx->nextra, &ctx->user->live);
 	user_put(ctx->user);
 	hwtimer_cdev_tag_free(ctx->tag);
 	mutex_destroy(&ctx->read_mutex);
@@ -1772,7 +1870,7 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct hwt_ctx *ctx = file->private_data;
 	u64 pending, queued, live;
-	u32 cap, nspare;
+	u32 cap, nspare, nextra;
 	bool evfd;
 
 	spin_lock(&ctx->wqh.lock);
@@ -1782,6 +1880,7 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	evfd = ctx->evfd;
 	cap = ctx->ids.cap;
 	nspare = ctx->nspare;
+	nextra = ctx->nextra;
 	spin_unlock(&ctx->wqh.lock);
 	seq_printf(m, "hwtimer-pending:\t%llu\n", pending);
 	seq_printf(m, "hwtimer-queued:\t%llu\n", queued);
@@ -1789,6 +1888,7 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_printf(m, "hwtimer-eventfd:\t%d\n", evfd);
 	seq_printf(m, "hwtimer-table-bytes:\t%zu\n", cap * sizeof(u64));
 	seq_printf(m, "hwtimer-spare:\t%u\n", nspare);
+	seq_printf(m, "hwtimer-spare-charged:\t%u\n", nextra);
 }
 
 static const struct file_operations hwt_fops = {

@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "hwtimer.h"
 #include "hwtimer_ids.h"
@@ -43,8 +44,13 @@ struct hwt_user;
  * @ring: the timer rings, or NULL before HWTIMER_IOC_RING_SETUP; set once,
  *	under the lock, and freed only at release
  * @spare: dead one-shot timers kept for the context's next arms, a stack
- *	through their @next, under the lock
- * @nspare: how many, at most HWT_SPARE_MAX
+ *	through their @next, under the lock; at most HWT_SPARE_MAX
+ * @spare_extra: more of them, each charged to @user as a live timeout
+ * @nspare: how many in both
+ * @nextra: how many in @spare_extra
+ * @spare_used: a charged spare was taken since @spare_trim last ran
+ * @spare_trimming: @spare_trim is queued (or about to queue itself again)
+ * @spare_trim: frees @spare_extra once it goes unused for a while
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
@@ -65,7 +71,12 @@ struct hwt_ctx {
 	u64 read;
 	struct hwt_ring *ring;
 	struct hwt_timer *spare;
+	struct hwt_timer *spare_extra;
 	u32 nspare;
+	u32 nextra;
+	bool spare_used;
+	bool spare_trimming;
+	struct delayed_work spare_trim;
 };
 
 /**

@@ -2506,6 +2506,171 @@ TEST_F(ctx, spare_reuse)
 	close_dev(self, fd);
 }
 
+/* Whether the running kernel has KASAN: its symbols are listed to all. */
+static bool kernel_has_kasan(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, " kasan_report\n");
+	fclose(f);
+	return found;
+}
+
+/* Arm @n one-shots an hour away in one BATCH, then cancel them in another. */
+static int arm_cancel_n(int fd, int n)
+{
+	static struct hwtimer_batch_op ops[4096];
+	struct hwtimer_batch b;
+	uint64_t id;
+	int i;
+
+	if (n > 4096)
+		return -EINVAL;
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < n; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].deadline_ns = 3600000 * MS;
+	}
+	if (batch(fd, ops, n, &b) || b.failed)
+		return -EIO;
+	for (i = 0; i < n; i++) {
+		id = ops[i].id;
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = HWTIMER_OP_CANCEL;
+		ops[i].id = id;
+	}
+	if (batch(fd, ops, n, &b) || b.failed)
+		return -EIO;
+	return 0;
+}
+
+/*
+ * Arm @n one-shots an hour away in one BATCH, never cancelled.
+ * Return: how many armed, or -1 if an arm failed but with EDQUOT.
+ */
+static int arm_until_quota(int fd, int n)
+{
+	static struct hwtimer_batch_op ops[4096];
+	struct hwtimer_batch b;
+	int i, ok = 0;
+
+	if (n > 4096)
+		return -1;
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < n; i++) {
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].clock = CLOCK_MONOTONIC;
+		ops[i].deadline_ns = 3600000 * MS;
+	}
+	if (batch(fd, ops, n, &b))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!ops[i].status)
+			ok++;
+		else if (ops[i].status != -EDQUOT)
+			return -1;
+	}
+	return ok;
+}
+
+#define CHARGE_LIMIT	3000
+#define CHARGE_N	2000
+
+/*
+ * Past the spares a context keeps free of charge, it keeps the rest of
+ * what its cancels free, each counted against max_user_timeouts as a live
+ * timeout (fdinfo's hwtimer-spare-charged): another context of the user
+ * has that much less room, until a second or so in which the context takes
+ * none frees them. A KASAN kernel keeps none charged. As uid LIMIT_UID
+ * with the limit at CHARGE_LIMIT.
+ */
+static void spare_charge_body(struct __test_metadata *_metadata,
+			      struct _test_data_ctx *self, bool kasan)
+{
+	int a = open_dev(_metadata, self), b = open_dev(_metadata, self);
+	long s1, c1, c, s;
+	int room, i;
+
+	ASSERT_EQ(0, arm_cancel_n(a, CHARGE_N));
+	s1 = fdinfo_field(a, "hwtimer-spare:");
+	c1 = fdinfo_field(a, "hwtimer-spare-charged:");
+	ASSERT_TRUE(c1 >= 0 && s1 > c1 && s1 <= CHARGE_N) {
+		TH_LOG("%ld spares, %ld charged, after %d cancels", s1, c1, CHARGE_N);
+	}
+	ASSERT_TRUE(kasan ? c1 == 0 : s1 == CHARGE_N && c1 > 0) {
+		TH_LOG("%ld spares, %ld charged, after %d cancels (KASAN: %d)",
+		       s1, c1, CHARGE_N, kasan);
+	}
+	/* B's room is the limit less A's charged spares. */
+	room = arm_until_quota(b, CHARGE_LIMIT);
+	c = fdinfo_field(a, "hwtimer-spare-charged:");
+	if (c == c1) {
+		/* Not freed meanwhile: B met the charge. */
+		ASSERT_EQ(room, CHARGE_LIMIT - c1);
+	} else {
+		TH_LOG("charged spares freed within B's arms: room %d", room);
+		ASSERT_TRUE(c == 0 && room >= CHARGE_LIMIT - c1 && room <= CHARGE_LIMIT);
+	}
+	/* Idle, A's charged spares go, and B gets their room. */
+	for (i = 0; i < 100 && c; i++) {
+		sleep_ms(100);
+		c = fdinfo_field(a, "hwtimer-spare-charged:");
+	}
+	ASSERT_EQ(c, 0) {
+		TH_LOG("%ld charged spares left after 10 s idle", c);
+	}
+	s = fdinfo_field(a, "hwtimer-spare:");
+	ASSERT_EQ(s, s1 - c1);
+	ASSERT_EQ(arm_until_quota(b, CHARGE_LIMIT), CHARGE_LIMIT - room);
+	/* Spares let no context past the limit: A arms none either. */
+	ASSERT_EQ(arm_until_quota(a, 16), 0);
+	close_dev(self, b);
+	ASSERT_EQ(0, arm_cancel_n(a, 16));
+	ASSERT_EQ(fdinfo_field(a, "hwtimer-spare:"), s);
+	close_dev(self, a);
+}
+
+TEST_F(ctx, spare_charged)
+{
+	bool kasan = kernel_has_kasan();
+	int old = read_param(PARAM_USER), status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to set max_user_timeouts");
+	ASSERT_TRUE(old >= 0) {
+		TH_LOG("%s missing", PARAM_USER);
+	}
+	close_dev(self, self->fd);
+	user_saved = old;
+	ASSERT_TRUE(write_param(PARAM_USER, CHARGE_LIMIT) == 0) {
+		TH_LOG("set %s: %s", PARAM_USER, strerror(errno));
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		user_saved = -1;
+		ASSERT_FALSE(setgroups(0, NULL) ||
+			     setresgid(LIMIT_UID, LIMIT_UID, LIMIT_UID) ||
+			     setresuid(LIMIT_UID, LIMIT_UID, LIMIT_UID)) {
+			TH_LOG("drop to uid %d: %s", LIMIT_UID, strerror(errno));
+		}
+		spare_charge_body(_metadata, self, kasan);
+		fflush(stdout);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    !WEXITSTATUS(status)) {
+		TH_LOG("the check as uid %d failed", LIMIT_UID);
+	}
+}
+
 /*
  * close with pending, firing and periodic timeouts.
  * close() with pending, firing and unread timeouts cancels and frees all.
