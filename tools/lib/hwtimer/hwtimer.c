@@ -537,21 +537,25 @@ static void put_result(struct hwtimer_result *res,
 }
 
 /*
- * The place of the next op of the submission queue, for @res; submitting
- * a full queue first. Return: 0, or the errno of that submit.
+ * Queue an op with @flags for @res, submitting a full queue first; the
+ * caller fills it in at *@op. Return: 0, -EINVAL for unknown flags, or
+ * the errno of that submit.
  */
-static inline int sq_next(struct hwtimer *h, struct hwtimer_result *res,
+static inline int sq_next(struct hwtimer *h, unsigned int flags,
+			  struct hwtimer_result *res,
 			  struct hwtimer_batch_op **op)
 {
 	int r;
 
+	if (flags & ~HWTIMER_ARM_ABS)
+		return -EINVAL;
 	if (h->sq_len == h->sq_size) {
 		r = hwtimer_submit(h);
 		if (r < 0)
 			return r;
 	}
 	h->sq_res[h->sq_len] = res;
-	*op = &h->sq[h->sq_len];
+	*op = &h->sq[h->sq_len++];
 	return 0;
 }
 
@@ -561,29 +565,22 @@ HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, int clock,
 				struct hwtimer_result *res)
 {
 	struct hwtimer_batch_op *op;
-	int r;
+	int r = sq_next(h, flags, res, &op);
 
-	if (flags & ~HWTIMER_ARM_ABS)
-		return -EINVAL;
-	r = sq_next(h, res, &op);
-	if (r)
-		return r;
-	make_arm(op, clock, deadline_ns, period_ns, flags, user_data);
-	h->sq_len++;
-	return 0;
+	if (!r)
+		make_arm(op, clock, deadline_ns, period_ns, flags, user_data);
+	return r;
 }
 
 HWT_EXPORT int hwtimer_prep_cancel(struct hwtimer *h, uint64_t id,
 				   struct hwtimer_result *res)
 {
 	struct hwtimer_batch_op *op;
-	int r = sq_next(h, res, &op);
+	int r = sq_next(h, 0, res, &op);
 
-	if (r)
-		return r;
-	make_cancel(op, id);
-	h->sq_len++;
-	return 0;
+	if (!r)
+		make_cancel(op, id);
+	return r;
 }
 
 HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
@@ -591,16 +588,11 @@ HWT_EXPORT int hwtimer_prep_modify(struct hwtimer *h, uint64_t id,
 				   struct hwtimer_result *res)
 {
 	struct hwtimer_batch_op *op;
-	int r;
+	int r = sq_next(h, flags, res, &op);
 
-	if (flags & ~HWTIMER_ARM_ABS)
-		return -EINVAL;
-	r = sq_next(h, res, &op);
-	if (r)
-		return r;
-	make_modify(op, id, deadline_ns, flags);
-	h->sq_len++;
-	return 0;
+	if (!r)
+		make_modify(op, id, deadline_ns, flags);
+	return r;
 }
 
 HWT_EXPORT unsigned int hwtimer_sq_ready(const struct hwtimer *h)

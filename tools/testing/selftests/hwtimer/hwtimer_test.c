@@ -928,6 +928,45 @@ static void user_limit_body(struct __test_metadata *_metadata,
 	}
 }
 
+/* A check run as uid LIMIT_UID: the test's metadata, its files, an argument. */
+typedef void (*limited_body_fn)(struct __test_metadata *_metadata,
+				struct _test_data_ctx *self, int arg);
+
+/*
+ * Set max_user_timeouts to @limit (the teardown restores it) and run @body
+ * with @arg in a child as uid LIMIT_UID; its failure is the test's.
+ */
+static void as_limited_user(struct __test_metadata *_metadata,
+			    struct _test_data_ctx *self, int old, int limit,
+			    limited_body_fn body, int arg)
+{
+	int status;
+	pid_t pid;
+
+	user_saved = old;
+	ASSERT_TRUE(write_param(PARAM_USER, limit) == 0) {
+		TH_LOG("set %s: %s", PARAM_USER, strerror(errno));
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* Only the test itself restores the limit. */
+		user_saved = -1;
+		ASSERT_FALSE(setgroups(0, NULL) ||
+			     setresgid(LIMIT_UID, LIMIT_UID, LIMIT_UID) ||
+			     setresuid(LIMIT_UID, LIMIT_UID, LIMIT_UID)) {
+			TH_LOG("drop to uid %d: %s", LIMIT_UID, strerror(errno));
+		}
+		body(_metadata, self, arg);
+		fflush(stdout);
+		_exit(_metadata->passed ? 0 : 1);
+	}
+	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		    !WEXITSTATUS(status)) {
+		TH_LOG("the check as uid %d failed", LIMIT_UID);
+	}
+}
+
 /* The module's tick, from the API handshake of a file of its own. */
 static uint64_t read_tick_ns(void)
 {
@@ -2591,7 +2630,7 @@ static int arm_until_quota(int fd, int n)
  * with the limit at CHARGE_LIMIT.
  */
 static void spare_charge_body(struct __test_metadata *_metadata,
-			      struct _test_data_ctx *self, bool kasan)
+			      struct _test_data_ctx *self, int kasan)
 {
 	int a = open_dev(_metadata, self), b = open_dev(_metadata, self);
 	long s1, c1, c, s;
@@ -2638,37 +2677,15 @@ static void spare_charge_body(struct __test_metadata *_metadata,
 
 TEST_F(ctx, spare_charged)
 {
-	bool kasan = kernel_has_kasan();
-	int old = read_param(PARAM_USER), status;
-	pid_t pid;
+	int old = read_param(PARAM_USER);
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root to set max_user_timeouts");
 	ASSERT_TRUE(old >= 0) {
 		TH_LOG("%s missing", PARAM_USER);
 	}
-	close_dev(self, self->fd);
-	user_saved = old;
-	ASSERT_TRUE(write_param(PARAM_USER, CHARGE_LIMIT) == 0) {
-		TH_LOG("set %s: %s", PARAM_USER, strerror(errno));
-	}
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		user_saved = -1;
-		ASSERT_FALSE(setgroups(0, NULL) ||
-			     setresgid(LIMIT_UID, LIMIT_UID, LIMIT_UID) ||
-			     setresuid(LIMIT_UID, LIMIT_UID, LIMIT_UID)) {
-			TH_LOG("drop to uid %d: %s", LIMIT_UID, strerror(errno));
-		}
-		spare_charge_body(_metadata, self, kasan);
-		fflush(stdout);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		    !WEXITSTATUS(status)) {
-		TH_LOG("the check as uid %d failed", LIMIT_UID);
-	}
+	as_limited_user(_metadata, self, old, CHARGE_LIMIT, spare_charge_body,
+			kernel_has_kasan());
 }
 
 /*
@@ -3543,8 +3560,7 @@ TEST_F(ctx, periodic_unread_free)
  */
 TEST_F(ctx, user_limit)
 {
-	int old = read_param(PARAM_USER), status;
-	pid_t pid;
+	int old = read_param(PARAM_USER);
 
 	ASSERT_TRUE(old >= 0) {
 		TH_LOG("%s missing: the per-user limit is required", PARAM_USER);
@@ -3555,28 +3571,7 @@ TEST_F(ctx, user_limit)
 		user_limit_body(_metadata, self, old);
 		return;
 	}
-	user_saved = old;
-	ASSERT_TRUE(write_param(PARAM_USER, 100) == 0) {
-		TH_LOG("set %s: %s", PARAM_USER, strerror(errno));
-	}
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		/* Only the test itself restores the limit. */
-		user_saved = -1;
-		ASSERT_FALSE(setgroups(0, NULL) ||
-			     setresgid(LIMIT_UID, LIMIT_UID, LIMIT_UID) ||
-			     setresuid(LIMIT_UID, LIMIT_UID, LIMIT_UID)) {
-			TH_LOG("drop to uid %d: %s", LIMIT_UID, strerror(errno));
-		}
-		user_limit_body(_metadata, self, 100);
-		fflush(stdout);
-		_exit(_metadata->passed ? 0 : 1);
-	}
-	EXPECT_TRUE(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-		    !WEXITSTATUS(status)) {
-		TH_LOG("the check as uid %d failed", LIMIT_UID);
-	}
+	as_limited_user(_metadata, self, old, 100, user_limit_body, 100);
 }
 
 /*
