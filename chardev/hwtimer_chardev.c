@@ -381,31 +381,13 @@ static void unlink_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 		kill_timer(ht, reap);
 }
 
-/*
- * Free dead timers of @ctx once no callback can run on them, keeping
- * one-shots as spares while there is room; the other one-shots go back to
- * the slab a batch at a time. May sleep.
- */
-static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
+/* Give the timers on the reap list @reap back to the slab. */
+static void reap_free(struct hwt_timer *reap)
 {
-	struct hwt_timer *ht, *next;
 	void *objs[HWT_BATCH_CHUNK];
+	struct hwt_timer *ht;
 	size_t n = 0;
 
-	for (ht = reap; ht; ht = ht->next)
-		if (!ht->quiet)
-			hwtimer_cancel_sync(&ht->t);
-	if (reap && (HWT_SPARE_CHARGED ||
-		     READ_ONCE(ctx->nspare) < HWT_SPARE_MAX)) {
-		spin_lock(&ctx->wqh.lock);
-		for (ht = reap; ht && !ht->periodic; ht = next) {
-			next = ht->next;
-			if (!spare_put(ctx, ht))
-				break;
-		}
-		spin_unlock(&ctx->wqh.lock);
-		reap = ht;
-	}
 	while (reap) {
 		ht = reap;
 		reap = ht->next;
@@ -421,6 +403,34 @@ static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 	}
 	if (n)
 		kmem_cache_free_bulk(hwt_cache, n, objs);
+}
+
+/*
+ * Free dead timers of @ctx once no callback can run on them, keeping
+ * one-shots as spares while there is room; the other one-shots go back to
+ * the slab a batch at a time. May sleep.
+ */
+static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
+{
+	struct hwt_timer *ht, *next;
+
+	if (!reap)
+		return;
+	for (ht = reap; ht; ht = ht->next)
+		if (!ht->quiet)
+			hwtimer_cancel_sync(&ht->t);
+	if (HWT_SPARE_CHARGED || READ_ONCE(ctx->nspare) < HWT_SPARE_MAX) {
+		spin_lock(&ctx->wqh.lock);
+		for (ht = reap; ht && !ht->periodic; ht = next) {
+			next = ht->next;
+			if (!spare_put(ctx, ht))
+				break;
+		}
+		spin_unlock(&ctx->wqh.lock);
+		reap = ht;
+	}
+	if (reap)
+		reap_free(reap);
 }
 
 /* Queue @ht's record at the tail of the event list. Caller holds the lock. */
@@ -647,7 +657,9 @@ static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
 /**
  * hwtimer_cdev_timer_init() - set up a timer of @ctx, before its first arm
  * @ctx: the context
- * @ht: the timer, zeroed
+ * @ht: the timer: new memory, or a spare; every field of it is set, field
+ *	by field (a memset() of the whole becomes a string instruction), to
+ *	0 but for @ht->t, @ht->ctx and @ht->clock
  * @clock: the clock it will run on (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
  *
  * Context: any; @ht must not be armed.
@@ -655,9 +667,24 @@ static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock)
 {
+	/* A field added to struct hwt_timer must be set here too. */
+	BUILD_BUG_ON(sizeof(*ht) != sizeof(ht->t) + 5 * sizeof(u64) + 8);
 	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
 	ht->ctx = ctx;
+	ht->next = NULL;
+	ht->id = 0;
+	ht->cookie = 0;
+	ht->fire_ns = 0;
+	ht->pins = 0;
 	ht->clock = clock;
+	ht->periodic = false;
+	ht->linked = false;
+	ht->queued = false;
+	ht->fired = false;
+	ht->dead = false;
+	ht->quiet = false;
+	ht->dormant = false;
+	ht->ring = false;
 }
 
 /**
@@ -751,7 +778,6 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 	spin_lock(&ctx->wqh.lock);
 	if (!req->period_ns && spare_take(ctx, &spare, 1)) {
 		ht = spare;
-		memset(ht, 0, sizeof(*ht));
 	} else {
 		spin_unlock(&ctx->wqh.lock);
 		ht = alloc_timer(req->period_ns != 0);
@@ -1072,10 +1098,14 @@ static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 }
 
 /* The arm request of batch op @op, an ARM. */
+/*
+ * The arm request of ARM op @op in @arm, whose other fields (reserved, id)
+ * the caller zeroed once for all of a chunk's ARMs: arm_locked() reads
+ * none of them and only writes the id.
+ */
 static void op_to_arm(const struct hwtimer_batch_op *op,
 		      struct hwtimer_arm_req *arm)
 {
-	memset(arm, 0, sizeof(*arm));
 	arm->cookie = op->cookie;
 	arm->deadline_ns = op->deadline_ns;
 	arm->period_ns = op->period_ns;
@@ -1135,25 +1165,22 @@ static unsigned int batch_alloc(struct kmem_cache *cache, unsigned int n,
 }
 
 /*
- * The next timer batch_alloc() left in @objs for an ARM, zeroed (at a size
- * known here: no call to memset()), or NULL when they ran out.
+ * The next timer batch_alloc() left in @objs for an ARM, or NULL when they
+ * ran out. arm_locked() sets its fields.
  */
 static struct hwt_timer *batch_timer(bool periodic, void **objs,
 				     unsigned int *used, unsigned int n)
 {
 	struct hwt_ptimer *pt;
-	struct hwt_timer *ht;
 
 	if (*used == n)
 		return NULL;
-	if (periodic) {
-		pt = objs[(*used)++];
-		memset(pt, 0, sizeof(*pt));
-		return &pt->ht;
-	}
-	ht = objs[(*used)++];
-	memset(ht, 0, sizeof(*ht));
-	return ht;
+	if (!periodic)
+		return objs[(*used)++];
+	pt = objs[(*used)++];
+	pt->deadline_ns = 0;
+	pt->overruns = 0;
+	return &pt->ht;
 }
 
 /*
@@ -1176,26 +1203,45 @@ static void batch_arm_abs(struct hwtimer_arm_req *arm, struct hwtimer_wheel *w,
 	arm->flags |= HWTIMER_ARM_ABS;
 }
 
+/**
+ * struct hwt_batch - what BATCH runs a chunk with
+ * @ops: the chunk's ops, copied in
+ * @w: the wheel of each ARM
+ * @one: timers for its one-shot ARMs
+ * @per: timers for its periodic ARMs
+ * @arm: the arm request of one ARM
+ *
+ * One per BATCH call, in batch_run()'s frame, not in batch_chunk()'s: a
+ * kernel built with INIT_STACK_ALL_ZERO (Debian's) clears a function's
+ * local arrays at every call, about 1 KiB per chunk here.
+ */
+struct hwt_batch {
+	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
+	void *one[HWT_BATCH_CHUNK];
+	void *per[HWT_BATCH_CHUNK];
+	struct hwtimer_arm_req arm;
+};
+
 /*
- * Run the @n ops at @ops in place, setting each one's status: checked and
- * their timers taken from the spares or allocated first, then run in one
- * hold of the context lock (a MODIFY of a running periodic timeout drops
- * it while it waits).
+ * Run the @n ops at @bt->ops in place, setting each one's status: checked
+ * and their timers taken from the spares or allocated first, then run in
+ * one hold of the context lock (a MODIFY of a running periodic timeout
+ * drops it while it waits).
  * Return: how many failed.
  */
-static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
-		       u32 n)
+static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 {
-	struct hwtimer_wheel *w[HWT_BATCH_CHUNK], *now_w = NULL;
-	struct hwtimer_arm_req arm;
+	struct hwtimer_batch_op *ops = bt->ops;
+	struct hwtimer_arm_req *arm = &bt->arm;
+	struct hwtimer_wheel *now_w = NULL;
 	u64 now = 0;
-	void *one[HWT_BATCH_CHUNK], *per[HWT_BATCH_CHUNK];
 	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
 	struct hwt_timer *reap = NULL, *ht;
 	u32 i, failed = 0;
 
 	for (i = 0; i < n; i++) {
-		ops[i].status = batch_check(&ops[i], &w[i]);
+		ops[i].status = batch_check(&ops[i], &bt->w[i]);
 		if (ops[i].status || ops[i].op != HWTIMER_OP_ARM)
 			continue;
 		if (ops[i].period_ns)
@@ -1204,11 +1250,11 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 			none++;
 	}
 	spin_lock(&ctx->wqh.lock);
-	got = spare_take(ctx, one, none);
+	got = spare_take(ctx, bt->one, none);
 	if (got < none || nper) {
 		spin_unlock(&ctx->wqh.lock);
-		none = got + batch_alloc(hwt_cache, none - got, one + got);
-		nper = batch_alloc(hwt_pcache, nper, per);
+		none = got + batch_alloc(hwt_cache, none - got, bt->one + got);
+		nper = batch_alloc(hwt_pcache, nper, bt->per);
 		spin_lock(&ctx->wqh.lock);
 	}
 	for (i = 0; i < n; i++) {
@@ -1219,22 +1265,22 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 		switch (op->op) {
 		case HWTIMER_OP_ARM:
 			if (op->period_ns)
-				ht = batch_timer(true, per, &gper, nper);
+				ht = batch_timer(true, bt->per, &gper, nper);
 			else
-				ht = batch_timer(false, one, &gone, none);
+				ht = batch_timer(false, bt->one, &gone, none);
 			if (!ht) {
 				op->status = -ENOMEM;
 				break;
 			}
-			op_to_arm(op, &arm);
-			batch_arm_abs(&arm, w[i], &now_w, &now);
-			op->status = arm_locked(ctx, w[i], ht, &arm);
+			op_to_arm(op, arm);
+			batch_arm_abs(arm, bt->w[i], &now_w, &now);
+			op->status = arm_locked(ctx, bt->w[i], ht, arm);
 			if (op->status) {
 				/* Never armed: nothing to wait for. */
 				ht->quiet = true;
 				reap_push(ht, &reap);
 			} else {
-				op->id = arm.id;
+				op->id = arm->id;
 			}
 			break;
 		case HWTIMER_OP_CANCEL:
@@ -1249,14 +1295,14 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 			break;
 		}
 	}
-	while (gone < none && spare_put(ctx, one[gone]))
+	while (gone < none && spare_put(ctx, bt->one[gone]))
 		gone++;
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
 	if (gone < none)
-		kmem_cache_free_bulk(hwt_cache, none - gone, one + gone);
+		kmem_cache_free_bulk(hwt_cache, none - gone, bt->one + gone);
 	if (gper < nper)
-		kmem_cache_free_bulk(hwt_pcache, nper - gper, per + gper);
+		kmem_cache_free_bulk(hwt_pcache, nper - gper, bt->per + gper);
 	for (i = 0; i < n; i++)
 		failed += ops[i].status != 0;
 	return failed;
@@ -1344,7 +1390,8 @@ efault:
 static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		      struct hwtimer_batch_op __user *uops)
 {
-	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwt_batch bt = {};
+	struct hwtimer_batch_op *ops = bt.ops;
 	u32 i, n;
 
 	while (req->done < req->count) {
@@ -1354,7 +1401,7 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		if (batch_read(ops, uops + req->done, n) ||
 		    batch_write_back(uops + req->done, ops, n))
 			return -EFAULT;
-		req->failed += batch_chunk(ctx, ops, n);
+		req->failed += batch_chunk(ctx, &bt, n);
 		if (batch_write_back(uops + req->done, ops, n)) {
 			batch_withdraw(ctx, ops, n);
 			for (i = 0; i < n; i++)
