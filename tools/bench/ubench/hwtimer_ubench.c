@@ -9,9 +9,11 @@
  *
  *  cost    per timeout armed and then cancelled, -n timeouts at a time:
  *          all are armed (random deadlines 1 s - 1 h), then all cancelled.
- *          hwtimer with one ioctl per op and with BATCH of 64 and 1024;
+ *          hwtimer with one ioctl per op and with BATCH of 64 and 1024,
+ *          each on a context it keeps over its rounds;
  *          io_uring with IORING_OP_TIMEOUT and IORING_OP_TIMEOUT_REMOVE,
- *          1024 per io_uring_enter(), every completion reaped; an event
+ *          1024 per io_uring_enter(), every completion reaped, on a ring
+ *          it keeps over its rounds; an event
  *          loop's way: a userspace binary heap with one timerfd armed for
  *          its earliest deadline; timerfd_settime() arm and disarm on
  *          pre-created timerfds; and timerfd_create() + timerfd_settime()
@@ -201,14 +203,17 @@ static void to_cancels(struct hwtimer_batch_op *ops, unsigned int n)
 	}
 }
 
-/* ns per timeout armed and cancelled; @per 0 means one ioctl per op. */
-static double hw_cost(const uint64_t *delay, unsigned int n, unsigned int per)
+/*
+ * ns per timeout armed and cancelled on context @fd, which the method keeps
+ * over its rounds, as a server keeps its own; @per 0 means one ioctl per op.
+ */
+static double hw_cost(int fd, const uint64_t *delay, unsigned int n,
+		      unsigned int per)
 {
 	struct hwtimer_batch_op *ops = calloc(n, sizeof(*ops));
 	uint64_t *ids = calloc(n, sizeof(*ids));
 	uint64_t t0, t1, dt;
 	unsigned int i;
-	int fd = hw_open();
 
 	if (!ops || !ids)
 		die("calloc");
@@ -230,7 +235,6 @@ static double hw_cost(const uint64_t *delay, unsigned int n, unsigned int per)
 		dt = now_ns() - t0;
 	}
 	last_arm_ns = (double)(t1 - t0) / n;
-	close(fd);
 	free(ids);
 	free(ops);
 	return (double)dt / n;
@@ -320,30 +324,36 @@ static void uring_submit(struct io_uring *ring, unsigned int n)
 		die("io_uring_submit");
 }
 
-/*
- * Arm @n timeouts in submissions of URING_BATCH, then remove them all the
- * same way; every timeout and every remove completes: ns per timeout.
- */
-static double uring_cost(const uint64_t *delay, unsigned int n)
+/* The cost run's ring, kept over its rounds as the hwtimer contexts are. */
+static void uring_init(struct io_uring *ring)
 {
-	struct __kernel_timespec *ts = calloc(n, sizeof(*ts));
 	struct io_uring_params p = {
 		.flags = IORING_SETUP_CQSIZE,
 		.cq_entries = 4 * URING_BATCH,
 	};
-	struct io_uring ring;
-	struct io_uring_sqe *sqe;
-	unsigned int i, k, got = 0;
-	uint64_t t0, t1;
-	int ret;
+	int ret = io_uring_queue_init_params(URING_BATCH, ring, &p);
 
-	if (!ts)
-		die("calloc");
-	ret = io_uring_queue_init_params(URING_BATCH, &ring, &p);
 	if (ret) {
 		errno = -ret;
 		die("io_uring_queue_init");
 	}
+}
+
+/*
+ * Arm @n timeouts on @ring in submissions of URING_BATCH, then remove them
+ * all the same way; every timeout and every remove completes: ns per
+ * timeout.
+ */
+static double uring_cost(struct io_uring *ring, const uint64_t *delay,
+			 unsigned int n)
+{
+	struct __kernel_timespec *ts = calloc(n, sizeof(*ts));
+	struct io_uring_sqe *sqe;
+	unsigned int i, k, got = 0;
+	uint64_t t0, t1;
+
+	if (!ts)
+		die("calloc");
 	for (i = 0; i < n; i++) {
 		ts[i].tv_sec = delay[i] / NSEC_PER_SEC;
 		ts[i].tv_nsec = delay[i] % NSEC_PER_SEC;
@@ -351,27 +361,26 @@ static double uring_cost(const uint64_t *delay, unsigned int n)
 	t0 = now_ns();
 	for (i = 0; i < n; i += k) {
 		for (k = 0; k < URING_BATCH && i + k < n; k++) {
-			sqe = io_uring_get_sqe(&ring);
+			sqe = io_uring_get_sqe(ring);
 			io_uring_prep_timeout(sqe, &ts[i + k], 0, 0);
 			sqe->user_data = i + k + 1;
 		}
-		uring_submit(&ring, k);
+		uring_submit(ring, k);
 	}
 	t1 = now_ns();
 	for (i = 0; i < n; i += k) {
 		for (k = 0; k < URING_BATCH && i + k < n; k++) {
-			sqe = io_uring_get_sqe(&ring);
+			sqe = io_uring_get_sqe(ring);
 			io_uring_prep_timeout_remove(sqe, i + k + 1, 0);
 			sqe->user_data = URING_REMOVE | (i + k);
 		}
-		uring_submit(&ring, k);
-		got += uring_reap(&ring, false);
+		uring_submit(ring, k);
+		got += uring_reap(ring, false);
 	}
 	while (got < 2 * n)
-		got += uring_reap(&ring, true);
+		got += uring_reap(ring, true);
 	last_arm_ns = (double)(t1 - t0) / n;
 	t1 = now_ns();
-	io_uring_queue_exit(&ring);
 	free(ts);
 	return (double)(t1 - t0) / n;
 }
@@ -541,21 +550,31 @@ enum {
 	M_TFD_CREATE, M_NR
 };
 
-static double cost_once(int m, const int *fds, const uint64_t *delay)
+/*
+ * What the cost run's methods keep over their rounds: a /dev/hwtimer context
+ * per hwtimer method, the io_uring ring, the timerfds of timerfd-settime.
+ */
+struct cost_state {
+	int hw[M_URING];
+	struct io_uring ring;
+	int *fds;
+};
+
+static double cost_once(int m, struct cost_state *cs, const uint64_t *delay)
 {
 	switch (m) {
 	case M_IOCTL:
-		return hw_cost(delay, n_cost, 0);
+		return hw_cost(cs->hw[m], delay, n_cost, 0);
 	case M_BATCH64:
-		return hw_cost(delay, n_cost, 64);
+		return hw_cost(cs->hw[m], delay, n_cost, 64);
 	case M_BATCH1024:
-		return hw_cost(delay, n_cost, 1024);
+		return hw_cost(cs->hw[m], delay, n_cost, 1024);
 	case M_URING:
-		return uring_cost(delay, n_cost);
+		return uring_cost(&cs->ring, delay, n_cost);
 	case M_HEAP_TFD:
 		return heap_cost(delay, n_cost);
 	case M_TFD_SETTIME:
-		return tfd_cost(fds, delay, n_cost);
+		return tfd_cost(cs->fds, delay, n_cost);
 	default:
 		return tfd_create_cost(delay, n_cost);
 	}
@@ -564,7 +583,9 @@ static double cost_once(int m, const int *fds, const uint64_t *delay)
 /*
  * The emulated machine's speed drifts with its host's load, so the methods
  * take turns: each of -r rounds runs every method once, starting with a
- * different one each round, and each method keeps its fastest round.
+ * different one each round, and each method keeps its fastest round. Each
+ * keeps what it arms on (a context, a ring, timerfds) from round to round,
+ * as a server does; timerfd-create is the one that makes its own each time.
  */
 static void bench_cost(void)
 {
@@ -575,30 +596,37 @@ static void bench_cost(void)
 	};
 	uint64_t *delay = calloc(n_cost, sizeof(*delay));
 	double best[M_NR], best_arm[M_NR], v;
+	struct cost_state cs;
 	unsigned int i, r, nfd;
-	int m, *fds;
+	int m;
 
 	if (!delay)
 		die("calloc");
 	for (i = 0; i < n_cost; i++)
 		delay[i] = far_delay();
-	fds = tfd_pool(n_cost, &nfd);
+	cs.fds = tfd_pool(n_cost, &nfd);
 	if (nfd < n_cost) {
 		errno = EMFILE;
 		die("only %u timerfds for the cost run", nfd);
 	}
+	for (m = 0; m < M_URING; m++)
+		cs.hw[m] = hw_open();
+	uring_init(&cs.ring);
 	for (m = 0; m < M_NR; m++)
 		best[m] = 1e30;
 	for (r = 0; r < reps; r++)
 		for (i = 0; i < M_NR; i++) {
 			m = (r + i) % M_NR;
-			v = cost_once(m, fds, delay);
+			v = cost_once(m, &cs, delay);
 			if (v < best[m]) {
 				best[m] = v;
 				best_arm[m] = last_arm_ns;
 			}
 		}
-	tfd_pool_close(fds, nfd);
+	io_uring_queue_exit(&cs.ring);
+	for (m = 0; m < M_URING; m++)
+		close(cs.hw[m]);
+	tfd_pool_close(cs.fds, nfd);
 	for (m = 0; m < M_NR; m++)
 		emit("ucost", "ns_per_timeout", name[m], n_cost, best[m], "ns");
 	/* The arm and cancel halves of each best round (not timerfd-create). */
