@@ -695,6 +695,8 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
  * @deadline: first expiry, as hwtimer_arm() takes it
  * @period: 0 or the period, at least a tick
  * @flags: 0 or %HWTIMER_ARM_ABS
+ * @hold: NULL, or a base lock held over a run of arms and cancels (see
+ *	&struct hwtimer_hold), which the arm uses or moves
  *
  * The timer's place in the limits is the caller's business.
  *
@@ -703,12 +705,16 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
  */
 int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 			      struct hwt_timer *ht, u64 deadline, u64 period,
-			      u32 flags)
+			      u32 flags, struct hwtimer_hold *hold)
 {
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	ret = hwtimer_arm(w, &ht->t, deadline, period, flags);
+	if (hold)
+		ret = hwtimer_arm_held(hold, w, &ht->t, deadline, period,
+				       flags);
+	else
+		ret = hwtimer_arm(w, &ht->t, deadline, period, flags);
 	if (ret)
 		return ret;
 	ht->linked = true;
@@ -721,11 +727,14 @@ int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 
 /*
  * Arm @ht, fresh from the cache for @req (valid, on wheel @w), and fill in
- * @req->id. On failure @ht stays the caller's to free. Caller holds
- * ctx->wqh.lock, which growing the id table drops for a while.
+ * @req->id; under the base lock @hold holds, if not NULL (see
+ * hwtimer_cdev_start_locked()). On failure @ht stays the caller's to free.
+ * Caller holds ctx->wqh.lock, which growing the id table drops for a
+ * while (@hold then lets go of its lock first).
  */
 static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-		      struct hwt_timer *ht, struct hwtimer_arm_req *req)
+		      struct hwt_timer *ht, struct hwtimer_arm_req *req,
+		      struct hwtimer_hold *hold)
 {
 	int ret;
 
@@ -741,6 +750,8 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 	 * the lock, so check again after each step.
 	 */
 	while (ctx->ids.cap <= ctx->live) {
+		if (hold)
+			hwtimer_hold_release(hold);
 		ret = hwtimer_ids_grow(&ctx->ids);
 		if (ret)
 			goto err_unreserve;
@@ -750,7 +761,7 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 		goto err_unreserve;
 	}
 	ret = hwtimer_cdev_start_locked(ctx, w, ht, req->deadline_ns,
-					req->period_ns, req->flags);
+					req->period_ns, req->flags, hold);
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
 		hwtimer_ids_put_back(&ctx->ids, ht->id);
@@ -785,7 +796,7 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 			return -ENOMEM;
 		spin_lock(&ctx->wqh.lock);
 	}
-	ret = arm_locked(ctx, w, ht, req);
+	ret = arm_locked(ctx, w, ht, req, NULL);
 	if (ret && !ht->periodic && spare_put(ctx, ht))
 		ht = NULL;
 	spin_unlock(&ctx->wqh.lock);
@@ -843,12 +854,15 @@ out_unlock:
  * @result: set to %HWTIMER_RESULT_CANCELLED, or %HWTIMER_RESULT_FIRED for
  *	a one-shot whose callback started (its record is or will be queued)
  * @reap: where a timer that dies goes
+ * @hold: NULL, or a base lock held over a run of arms and cancels (see
+ *	&struct hwtimer_hold), which the cancel uses or moves
  *
  * Context: caller holds ctx->wqh.lock.
  * Return: 0.
  */
 int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-			       u32 *result, struct hwt_timer **reap)
+			       u32 *result, struct hwt_timer **reap,
+			       struct hwtimer_hold *hold)
 {
 	int r;
 
@@ -857,7 +871,7 @@ int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hwtimer_cancel(&ht->t);
+	r = hold ? hwtimer_cancel_held(hold, &ht->t) : hwtimer_cancel(&ht->t);
 	if (!ht->periodic && r != HWTIMER_CANCELLED) {
 		/* Its callback is running and will queue the record. */
 		*result = HWTIMER_RESULT_FIRED;
@@ -875,15 +889,18 @@ int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	return 0;
 }
 
-/* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
+/*
+ * Cancel by id; sets *result. @hold as for hwtimer_cdev_cancel_locked().
+ * Caller holds ctx->wqh.lock.
+ */
 static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
-			    struct hwt_timer **reap)
+			    struct hwt_timer **reap, struct hwtimer_hold *hold)
 {
 	struct hwt_timer *ht = lookup(ctx, id);
 
 	if (!ht)
 		return -ENOENT;
-	return hwtimer_cdev_cancel_locked(ctx, ht, result, reap);
+	return hwtimer_cdev_cancel_locked(ctx, ht, result, reap, hold);
 }
 
 /**
@@ -977,7 +994,7 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 	int ret;
 
 	spin_lock(&ctx->wqh.lock);
-	ret = do_cancel_locked(ctx, id, result, &reap);
+	ret = do_cancel_locked(ctx, id, result, &reap, NULL);
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
 	return ret;
@@ -1227,13 +1244,15 @@ struct hwt_batch {
  * Run the @n ops at @bt->ops in place, setting each one's status: checked
  * and their timers taken from the spares or allocated first, then run in
  * one hold of the context lock (a MODIFY of a running periodic timeout
- * drops it while it waits).
+ * drops it while it waits). A run of ARMs and CANCELs on one wheel base
+ * takes the base's lock once: a MODIFY, which may sleep, lets go of it.
  * Return: how many failed.
  */
 static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 {
 	struct hwtimer_batch_op *ops = bt->ops;
 	struct hwtimer_arm_req *arm = &bt->arm;
+	struct hwtimer_hold hold = {};
 	struct hwtimer_wheel *now_w = NULL;
 	u64 now = 0;
 	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
@@ -1274,7 +1293,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			}
 			op_to_arm(op, arm);
 			batch_arm_abs(arm, bt->w[i], &now_w, &now);
-			op->status = arm_locked(ctx, bt->w[i], ht, arm);
+			op->status = arm_locked(ctx, bt->w[i], ht, arm, &hold);
 			if (op->status) {
 				/* Never armed: nothing to wait for. */
 				ht->quiet = true;
@@ -1285,9 +1304,10 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			break;
 		case HWTIMER_OP_CANCEL:
 			op->status = do_cancel_locked(ctx, op->id, &op->result,
-						      &reap);
+						      &reap, &hold);
 			break;
 		case HWTIMER_OP_MODIFY:
+			hwtimer_hold_release(&hold);
 			op->status = do_modify_relock(ctx, op->id,
 						      op->deadline_ns,
 						      op->flags, &op->result,
@@ -1295,6 +1315,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			break;
 		}
 	}
+	hwtimer_hold_release(&hold);
 	while (gone < none && spare_put(ctx, bt->one[gone]))
 		gone++;
 	spin_unlock(&ctx->wqh.lock);

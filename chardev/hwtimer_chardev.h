@@ -18,6 +18,7 @@
 #include "hwtimer_ids.h"
 
 struct hwt_ring;
+struct hwtimer_hold;
 struct hwt_user;
 
 /**
@@ -156,9 +157,10 @@ int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n);
 void hwtimer_cdev_unreserve(struct hwt_ctx *ctx, u64 n);
 int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 			      struct hwt_timer *ht, u64 deadline, u64 period,
-			      u32 flags);
+			      u32 flags, struct hwtimer_hold *hold);
 int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-			       u32 *result, struct hwt_timer **reap);
+			       u32 *result, struct hwt_timer **reap,
+			       struct hwtimer_hold *hold);
 int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u64 deadline, u32 flags, u32 *result,
 			       struct hwt_timer **reap);

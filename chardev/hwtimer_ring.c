@@ -629,7 +629,7 @@ static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 	ht->cookie = sqe->cookie;
 	ht->periodic = sqe->period_ns != 0;
 	return hwtimer_cdev_start_locked(r->ctx, r->w, ht, sqe->deadline_ns,
-					 sqe->period_ns, HWTIMER_ARM_ABS);
+					 sqe->period_ns, HWTIMER_ARM_ABS, NULL);
 }
 
 /*
@@ -648,7 +648,8 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 		return 0;
 	}
 	if (sqe->op == HWTIMER_SQE_CANCEL)
-		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
+		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap,
+						 NULL);
 	else
 		ret = hwtimer_cdev_modify_locked(r->ctx, ht, sqe->deadline_ns,
 						 HWTIMER_ARM_ABS, &result,
