@@ -2302,6 +2302,159 @@ TEST_F(ctx, batch_status)
 	close_dev(self, fd);
 }
 
+/* An ARM op of a one-shot @rel ns from now on @clock. */
+static struct hwtimer_batch_op arm_op(uint64_t cookie, uint64_t rel,
+				      clockid_t clock)
+{
+	struct hwtimer_batch_op op = {
+		.op = HWTIMER_OP_ARM,
+		.cookie = cookie,
+		.deadline_ns = rel,
+		.clock = clock,
+	};
+
+	return op;
+}
+
+/* A CANCEL (@deadline 0) or MODIFY op of timeout @id. */
+static struct hwtimer_batch_op id_op(uint32_t op, uint64_t id, uint64_t rel)
+{
+	struct hwtimer_batch_op o = { .op = op, .id = id, .deadline_ns = rel };
+
+	return o;
+}
+
+/* Run the calling thread on @cpu only. Return: false if it may not. */
+static bool run_on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Pending timeouts of the default wheel of @clock, UINT64_MAX on error. */
+static uint64_t clock_pending(int fd, clockid_t clock)
+{
+	struct hwtimer_stats_req st = { .clock = clock };
+
+	return xioctl(fd, HWTIMER_IOC_STATS, &st) ? UINT64_MAX : st.pending;
+}
+
+/*
+ * BATCH runs ARMs and CANCELs of one chunk under one base lock while they
+ * stay on one base, moving it when an op is on another. Here the ops of a
+ * chunk alternate between both clocks' wheels and, on a machine with two
+ * CPUs, between timeouts armed from each CPU (each CPU's base of a
+ * per-CPU wheel), with MODIFYs among them: every op must do what it does
+ * alone, and each wheel must end with the count it began with.
+ */
+TEST_F(ctx, batch_mixed_bases)
+{
+	enum { PER = 12, FAR = 10000 };
+	static const clockid_t clk[2] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME };
+	struct hwtimer_batch_op far[2][2 * PER], mix[8 * PER];
+	struct hwtimer_event ev[4 * PER];
+	uint64_t before[2], fired = 0, bit, t0, want;
+	struct hwtimer_batch b;
+	int fd = self->fd, cpus[2] = { -1, -1 }, c, i, k, m, n, got;
+	cpu_set_t allowed;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
+	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[k++] = c;
+	if (cpus[1] < 0)
+		cpus[1] = cpus[0];
+	for (k = 0; k < 2; k++)
+		before[k] = clock_pending(fd, clk[k]);
+
+	/* On each CPU: PER far timeouts on each clock, taking turns. */
+	for (c = 0; c < 2; c++) {
+		ASSERT_TRUE(run_on_cpu(cpus[c]));
+		for (i = 0; i < 2 * PER; i++)
+			far[c][i] = arm_op(c * 100 + i, FAR * MS, clk[i % 2]);
+		ASSERT_TRUE(batch(fd, far[c], 2 * PER, &b) == 0 && !b.failed) {
+			TH_LOG("far arms from CPU %d: %s, %u failed", cpus[c],
+			       strerror(errno), b.failed);
+		}
+	}
+
+	/*
+	 * From the second CPU: cancel the first CPU's timeouts and its own
+	 * on both clocks, arm new short ones on both clocks, and move the
+	 * rest (MODIFY) to a short deadline, all interleaved.
+	 */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0, n = 0; i < PER; i++) {
+		c = i % 2;
+		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[0][2 * i].id, 0);
+		mix[n++] = arm_op(1000 + 2 * i, 30 * MS, clk[c]);
+		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[1][2 * i + 1].id, 0);
+		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[0][2 * i + 1].id, 0);
+		mix[n++] = arm_op(1000 + 2 * i + 1, 30 * MS, clk[!c]);
+		mix[n++] = id_op(HWTIMER_OP_MODIFY, far[1][2 * i].id, 20 * MS);
+	}
+	ASSERT_TRUE(batch(fd, mix, n, &b) == 0 && b.done == (uint32_t)n) {
+		TH_LOG("mixed batch: %s, done %u", strerror(errno), b.done);
+	}
+	for (i = 0; i < n; i++) {
+		m = i % 6;
+		want = m == 1 || m == 4 ? 0 : m == 5 ? HWTIMER_RESULT_MODIFIED :
+		       HWTIMER_RESULT_CANCELLED;
+		ASSERT_TRUE(mix[i].status == 0 && mix[i].result == want) {
+			TH_LOG("op %d (op %u): status %d result %u, want %" PRIu64,
+			       i, mix[i].op, mix[i].status, mix[i].result, want);
+		}
+	}
+
+	/* The new ones and the moved ones fire, each on its own clock. */
+	for (got = 0; got < 3 * PER; ) {
+		k = wait_events(fd, ev, 4 * PER, LATE_MAX_NS / MS);
+		ASSERT_TRUE(k > 0) {
+			TH_LOG("%d of %d records", got, 3 * PER);
+		}
+		for (i = 0; i < k; i++) {
+			uint64_t ck = ev[i].cookie;
+			clockid_t want_clk;
+
+			if (ck >= 1000)
+				want_clk = clk[((ck - 1000) / 2 + ck) % 2];
+			else
+				want_clk = clk[ck % 2];
+			ASSERT_TRUE(ck >= 1000 ? ck < 1000 + 2 * PER :
+				    ck >= 100 && ck < 100 + 2 * PER && !(ck % 2)) {
+				TH_LOG("record of cookie %" PRIu64, ck);
+			}
+			ASSERT_TRUE(ev[i].clock == (uint32_t)want_clk &&
+				    ev[i].fire_ns >= ev[i].deadline_ns) {
+				TH_LOG("cookie %" PRIu64 ": clock %u, fire %" PRIu64
+				       " deadline %" PRIu64, ck, ev[i].clock,
+				       (uint64_t)ev[i].fire_ns,
+				       (uint64_t)ev[i].deadline_ns);
+			}
+			bit = 1ULL << (ck >= 1000 ? ck - 1000 :
+				       2 * PER + (ck - 100) / 2);
+			ASSERT_TRUE(!(fired & bit)) {
+				TH_LOG("cookie %" PRIu64 " twice", ck);
+			}
+			fired |= bit;
+		}
+		got += k;
+	}
+	ASSERT_TRUE(now_ns(CLOCK_MONOTONIC) >= t0 + 20 * MS);
+	assert_ctx_counts(_metadata, fd, 0, 0, 0);
+	for (k = 0; k < 2; k++) {
+		ASSERT_TRUE(clock_pending(fd, clk[k]) == before[k]) {
+			TH_LOG("clock %d wheel: %" PRIu64 " pending, %" PRIu64
+			       " before", clk[k], clock_pending(fd, clk[k]),
+			       before[k]);
+		}
+	}
+	close_dev(self, fd);
+}
+
 /* BATCH: NULL/unmapped EFAULT, count/flags/reserved EINVAL. */
 TEST_F(ctx, batch_bad)
 {
