@@ -662,7 +662,11 @@ def ucost_section(md, R):
                   R.param_of("ucost", "ns_per_timeout", "hwtimer-ioctl"),
                   "timeouts (random deadlines 1 s – 1 h) armed, then all "
                   "cancelled; ns per timeout. The methods take turns over 7 "
-                  "rounds and each keeps its fastest.\n")
+                  "rounds and each keeps its fastest. Each keeps what it "
+                  "arms on over its rounds, as a server does: the hwtimer "
+                  "methods their /dev/hwtimer context, io_uring its ring, "
+                  "timerfd-settime its timerfds; timerfd-create makes and "
+                  "closes one per timeout.\n")
     t = R.get("ucost", "ns_per_timeout", "timerfd-settime")
     part = lambda m: lambda p, v: fmt(R.get("ucost", m, p))
     md.append(peer_table(R, ["method", "ns per timeout", "vs timerfd arm+disarm",
