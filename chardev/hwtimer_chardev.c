@@ -1230,7 +1230,7 @@ static void batch_arm_abs(struct hwtimer_arm_req *arm, struct hwtimer_wheel *w,
  *
  * One per BATCH call, in batch_run()'s frame, not in batch_chunk()'s: a
  * kernel built with INIT_STACK_ALL_ZERO (Debian's) clears a function's
- * local arrays at every call, about 1 KiB per chunk here.
+ * local arrays at every call, about 450 bytes per chunk here.
  */
 struct hwt_batch {
 	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
