@@ -69,6 +69,7 @@
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
+#include "hwtimer_internal.h"
 #include "hwtimer_chardev.h"
 #include "hwtimer_ring.h"
 
@@ -620,7 +621,9 @@ static void sqe_complete(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 	cq_push(r, &ev);
 }
 
-static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+/* Arm the slot of ARM @sqe, under @hold's base lock when it is there. */
+static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
+		   struct hwtimer_hold *hold)
 {
 	struct hwt_timer *ht = &r->slots[sqe->slot].ht;
 
@@ -629,15 +632,17 @@ static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 	ht->cookie = sqe->cookie;
 	ht->periodic = sqe->period_ns != 0;
 	return hwtimer_cdev_start_locked(r->ctx, r->w, ht, sqe->deadline_ns,
-					 sqe->period_ns, HWTIMER_ARM_ABS, NULL);
+					 sqe->period_ns, HWTIMER_ARM_ABS, hold);
 }
 
 /*
- * Apply CANCEL or MODIFY @sqe to its slot and complete it as needed.
- * Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
+ * Apply CANCEL or MODIFY @sqe to its slot and complete it as needed; a
+ * CANCEL under @hold's base lock when the timeout is there, a MODIFY with
+ * the hold let go. Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
  * callback runs: wait for it and apply the entry again.
  */
-static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
+			     struct hwtimer_hold *hold)
 {
 	struct hwt_timer *ht = &r->slots[sqe->slot].ht, *reap = NULL;
 	u32 result = HWTIMER_RESULT_NOT_PENDING;
@@ -647,13 +652,16 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 		sqe_complete(r, sqe, result, false);
 		return 0;
 	}
-	if (sqe->op == HWTIMER_SQE_CANCEL)
+	if (sqe->op == HWTIMER_SQE_CANCEL) {
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap,
-						 NULL);
-	else
+						 hold);
+	} else {
+		/* A modify takes the timeout's base lock itself. */
+		hwtimer_hold_release(hold);
 		ret = hwtimer_cdev_modify_locked(r->ctx, ht, sqe->deadline_ns,
 						 HWTIMER_ARM_ABS, &result,
 						 &reap);
+	}
 	/* Slots are never dead, so never reaped. */
 	WARN_ON_ONCE(reap);
 	if (ret == -EAGAIN)
@@ -695,11 +703,12 @@ static void pair_entries(struct hwt_ring *r, u32 n)
  * has room for its completion. An ARM paired with a later CANCEL of its idle slot is
  * deferred: the CANCEL then completes CANCELLED at once, and neither
  * touches the wheel, as if the CANCEL had come right after the ARM.
- * Caller holds ctx->wqh.lock. Return: as sqe_cancel_modify(), or
+ * Caller holds ctx->wqh.lock; @hold keeps a wheel base's lock from one
+ * entry to the next. Return: as sqe_cancel_modify(), or
  * %HWT_RING_DEFER for a deferred ARM, which keeps its place in the
  * completion ring until its CANCEL or undefer().
  */
-static int sqe_run(struct hwt_ring *r, u32 i)
+static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
 {
 	const struct hwtimer_sqe *sqe = &r->win[i];
 	struct hwt_timer *ht;
@@ -719,7 +728,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 		return 0;
 	}
 	if (!ret && sqe->op != HWTIMER_SQE_ARM)
-		return sqe_cancel_modify(r, sqe);
+		return sqe_cancel_modify(r, sqe, hold);
 	if (!ret && r->link[i]) {
 		ht = &r->slots[sqe->slot].ht;
 		if (!ht->linked && !ht->queued) {
@@ -728,7 +737,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 		}
 	}
 	if (!ret)
-		ret = sqe_arm(r, sqe);
+		ret = sqe_arm(r, sqe, hold);
 	if (ret)
 		sqe_complete(r, sqe, ret, false);
 	return 0;
@@ -742,6 +751,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 static void undefer(struct hwt_ring *r, u32 from, u32 n)
 {
 	struct hwt_ctx *ctx = r->ctx;
+	struct hwtimer_hold hold = {};
 	const struct hwtimer_sqe *sqe;
 	u32 j;
 	int ret;
@@ -754,23 +764,26 @@ static void undefer(struct hwt_ring *r, u32 from, u32 n)
 		r->link[j] = 0;
 		if (r->cq_reserved)
 			r->cq_reserved--;
-		ret = sqe_arm(r, sqe);
+		ret = sqe_arm(r, sqe, &hold);
 		if (ret)
 			sqe_complete(r, sqe, ret, false);
 	}
+	hwtimer_hold_release(&hold);
 	spin_unlock(&ctx->wqh.lock);
 }
 
 /*
  * Apply entries @from to @to of r->win, stopping when the completion ring
  * is full or a MODIFY must wait for the callback of slot *@wait. Each
- * consumed entry gives back its place kept in the completion ring.
- * Return: how many were consumed.
+ * consumed entry gives back its place kept in the completion ring. The
+ * ARMs and CANCELs of a chunk on one wheel base take its lock once, as
+ * BATCH's do. Return: how many were consumed.
  */
 static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
 		       struct hwt_timer **wait)
 {
 	struct hwt_ctx *ctx = r->ctx;
+	struct hwtimer_hold hold = {};
 	u32 i, cq_was;
 	int ret;
 
@@ -778,7 +791,7 @@ static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
 	spin_lock(&ctx->wqh.lock);
 	cq_was = r->cq_next;
 	for (i = from; i < to && cq_space(r); i++) {
-		ret = sqe_run(r, i);
+		ret = sqe_run(r, i, &hold);
 		if (ret == -EAGAIN) {
 			*wait = &r->slots[r->win[i].slot].ht;
 			break;
@@ -786,6 +799,7 @@ static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
 		if (ret != HWT_RING_DEFER && r->cq_reserved)
 			r->cq_reserved--;
 	}
+	hwtimer_hold_release(&hold);
 	if (r->cq_next != cq_was)
 		hwtimer_cdev_wake_pollers(ctx);
 	spin_unlock(&ctx->wqh.lock);

@@ -4322,6 +4322,114 @@ TEST_F(ctx, ring_arm_cancel_no_room)
 	EXPECT_TRUE(stats_pending(self->fd) == 0);
 }
 
+/*
+ * A drain runs the ARMs and CANCELs of a chunk under one base lock while
+ * they stay on one base, moving it when an entry is on another, as BATCH
+ * does. Here slots are armed by drains on each of two CPUs (each CPU's
+ * base of the per-CPU wheel), then one drain on the second CPU cancels
+ * slots of both, arms new ones and moves others (MODIFY), interleaved:
+ * every entry must do what it does alone, and the wheel's count must come
+ * back to where it was.
+ */
+TEST_F(ctx, ring_mixed_bases)
+{
+	enum { PER = 16, FAR = 10000 };
+	struct hwtimer_sqe e[3 * PER];
+	struct hwtimer_event ev;
+	struct ring r;
+	uint64_t before, fired = 0, t0, want, want_dl[3 * PER];
+	int fd = self->fd, cpus[2] = { -1, -1 }, c, i, k, n, cancels = 0;
+	cpu_set_t allowed;
+
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
+	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[k++] = c;
+	if (cpus[1] < 0)
+		cpus[1] = cpus[0];
+	before = clock_pending(fd, CLOCK_MONOTONIC);
+	ring_open(_metadata, fd, &r, 64, 64, RING_SLOTS);
+
+	/* Slots 0..PER-1 armed from the first CPU, PER..2*PER-1 from the second. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (c = 0; c < 2; c++) {
+		ASSERT_TRUE(run_on_cpu(cpus[c]));
+		for (i = 0; i < PER; i++)
+			e[i] = sqe_of(HWTIMER_SQE_ARM, c * PER + i,
+				      t0 + FAR * MS, 0, c * PER + i);
+		ring_push_all(_metadata, &r, e, PER);
+		ring_submit(_metadata, fd, &r);
+	}
+	ASSERT_TRUE(clock_pending(fd, CLOCK_MONOTONIC) == before + 2 * PER);
+
+	/*
+	 * From the second CPU: cancel every first-CPU slot, arm new short
+	 * ones (slots 2*PER..), cancel half of the second CPU's and move the
+	 * other half to a short deadline, all interleaved.
+	 */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0, n = 0; i < PER; i++) {
+		e[n++] = sqe_of(HWTIMER_SQE_CANCEL, i, 0, 0, 1000 + i);
+		e[n++] = sqe_of(HWTIMER_SQE_ARM, 2 * PER + i, t0 + 30 * MS, 0,
+				2 * PER + i);
+		want_dl[2 * PER + i] = t0 + 30 * MS;
+		if (i % 2) {
+			e[n++] = sqe_of(HWTIMER_SQE_CANCEL, PER + i, 0, 0,
+					1000 + PER + i);
+		} else {
+			e[n++] = sqe_of(HWTIMER_SQE_MODIFY, PER + i,
+					t0 + 20 * MS, 0, 1000 + PER + i);
+			want_dl[PER + i] = t0 + 20 * MS;
+		}
+	}
+	ring_push_all(_metadata, &r, e, n);
+	ring_submit(_metadata, fd, &r);
+
+	/*
+	 * A CANCEL completes CANCELLED with LAST; a successful ARM or
+	 * MODIFY completes nothing; the new and the moved slots fire once,
+	 * never early, at the deadline their entry gave.
+	 */
+	/* To fire: slots 2*PER.., and the even ones of PER..2*PER-1. */
+	want = ((1ULL << PER) - 1) << 2 * PER |
+	       (0x5555555555555555ULL & ((1ULL << PER) - 1) << PER);
+	while (cancels < PER + PER / 2 || fired != want) {
+		ASSERT_TRUE(cq_wait(fd, &r, &ev, WAIT_MS)) {
+			TH_LOG("%d cancels, fired %#" PRIx64, cancels, fired);
+		}
+		if (ev.flags & HWTIMER_EVENT_SQE) {
+			ASSERT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+						  HWTIMER_RESULT_CANCELLED) &&
+				    ev.cookie == 1000 + ev.id &&
+				    (ev.flags & HWTIMER_EVENT_LAST) &&
+				    (ev.id < PER || (ev.id < 2 * PER && ev.id % 2))) {
+				TH_LOG("completion of slot %" PRIu64 ": flags %#x res %" PRId64
+				       " cookie %" PRIu64, (uint64_t)ev.id, ev.flags,
+				       (int64_t)ev.res, (uint64_t)ev.cookie);
+			}
+			cancels++;
+			continue;
+		}
+		ASSERT_TRUE(ev.id >= PER && ev.id < 3 * PER &&
+			    (ev.id >= 2 * PER || !(ev.id % 2)) &&
+			    ev.cookie == ev.id && !(fired & 1ULL << ev.id) &&
+			    ev.deadline_ns == want_dl[ev.id] &&
+			    ev.fire_ns >= ev.deadline_ns) {
+			TH_LOG("expiry of slot %" PRIu64 ": cookie %" PRIu64
+			       " deadline %" PRIu64 " fire %" PRIu64 " fired %#" PRIx64,
+			       (uint64_t)ev.id, (uint64_t)ev.cookie,
+			       (uint64_t)ev.deadline_ns, (uint64_t)ev.fire_ns, fired);
+		}
+		fired |= 1ULL << ev.id;
+	}
+	EXPECT_TRUE(cancels == PER + PER / 2);
+	EXPECT_TRUE(stats_pending(fd) == 0);
+	EXPECT_TRUE(clock_pending(fd, CLOCK_MONOTONIC) == before) {
+		TH_LOG("wheel: %" PRIu64 " pending, %" PRIu64 " before",
+		       clock_pending(fd, CLOCK_MONOTONIC), before);
+	}
+}
+
 /* MODIFY moves a pending slot; of an idle one it completes NOT_PENDING. */
 TEST_F(ctx, ring_modify)
 {
