@@ -912,13 +912,16 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
  * @result: set to %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED for
  *	a one-shot whose callback started
  * @reap: where a timer that dies goes
+ * @hold: NULL, or a base lock held over a run of arms and cancels (see
+ *	&struct hwtimer_hold), which the cancel and the arm use or move
  *
  * A timeout is moved by cancel and arm, never by hwtimer_modify(): that
  * re-arms a timeout whose callback is running, and the callback would then
  * report the new deadline for the expiry it is serving. A one-shot whose
  * callback started has fired. A periodic one whose callback runs is
  * stopped here and -EAGAIN returned: the caller waits for the callback
- * with hwtimer_cancel_sync(), without the lock, and calls again.
+ * with hwtimer_cancel_sync(), without the lock and with @hold let go, and
+ * calls again.
  *
  * Context: caller holds ctx->wqh.lock.
  * Return: 0; -EAGAIN as above; an error of hwtimer_arm(), the timer then
@@ -926,8 +929,9 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
  */
 int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u64 deadline, u32 flags, u32 *result,
-			       struct hwt_timer **reap)
+			       struct hwt_timer **reap, struct hwtimer_hold *hold)
 {
+	struct hwtimer_wheel *w = clock_wheel(ht->clock);
 	u64 period = hwtimer_period(&ht->t);
 	int r;
 
@@ -936,7 +940,7 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hwtimer_cancel(&ht->t);
+	r = hold ? hwtimer_cancel_held(hold, &ht->t) : hwtimer_cancel(&ht->t);
 	if (r == HWTIMER_RUNNING && period)
 		return -EAGAIN;
 	if (!period && r != HWTIMER_CANCELLED) {
@@ -944,8 +948,10 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hwtimer_arm(clock_wheel(ht->clock), &ht->t, deadline, period,
-			flags);
+	if (hold)
+		r = hwtimer_arm_held(hold, w, &ht->t, deadline, period, flags);
+	else
+		r = hwtimer_arm(w, &ht->t, deadline, period, flags);
 	if (r) {
 		/* Stopped and not armed again: the timeout is gone. */
 		ctx->pending--;
@@ -958,24 +964,25 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 }
 
 /*
- * Move by id; sets *result. Caller holds ctx->wqh.lock, which is dropped
- * and taken again while waiting for a running periodic callback (see
+ * Move linked @ht; sets *result. @hold as for hwtimer_cdev_modify_locked().
+ * Caller holds ctx->wqh.lock, which is dropped and taken again, @hold let
+ * go, while waiting for a running periodic callback (see
  * hwtimer_cdev_modify_locked()).
  */
-static int do_modify_relock(struct hwt_ctx *ctx, u64 id, u64 deadline,
-			    u32 flags, u32 *result, struct hwt_timer **reap)
+static int modify_relock(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			 u64 deadline, u32 flags, u32 *result,
+			 struct hwt_timer **reap, struct hwtimer_hold *hold)
 	__must_hold(&ctx->wqh.lock)
 {
-	struct hwt_timer *ht = lookup(ctx, id);
 	int r;
 
-	if (!ht)
-		return -ENOENT;
 	for (;;) {
 		r = hwtimer_cdev_modify_locked(ctx, ht, deadline, flags, result,
-					       reap);
+					       reap, hold);
 		if (r != -EAGAIN)
 			return r;
+		if (hold)
+			hwtimer_hold_release(hold);
 		ht->pins++;
 		spin_unlock(&ctx->wqh.lock);
 		hwtimer_cancel_sync(&ht->t);
@@ -1003,13 +1010,15 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 		     u32 *result)
 {
-	struct hwt_timer *reap = NULL;
+	struct hwt_timer *reap = NULL, *ht;
 	int ret;
 
 	if (check_deadline_flags(flags))
 		return -EINVAL;
 	spin_lock(&ctx->wqh.lock);
-	ret = do_modify_relock(ctx, id, deadline, flags, result, &reap);
+	ht = lookup(ctx, id);
+	ret = ht ? modify_relock(ctx, ht, deadline, flags, result, &reap, NULL) :
+		   -ENOENT;
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
 	return ret;
@@ -1201,23 +1210,23 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 }
 
 /*
- * Make the relative deadline of @arm, on wheel @w, absolute. The clock is
- * read once for the ARMs of a chunk on one wheel (@now_w, @now: the last
- * reading), when the first needs it: a deadline counts from a time after
- * the BATCH call began, never from an earlier one.
+ * Make a relative @deadline with @flags, on wheel @w, absolute. The clock
+ * is read once for the ARMs and MODIFYs of a chunk on one wheel (@now_w,
+ * @now: the last reading), when the first needs it: a deadline counts
+ * from a time after the BATCH call began, never from an earlier one.
  */
-static void batch_arm_abs(struct hwtimer_arm_req *arm, struct hwtimer_wheel *w,
-			  struct hwtimer_wheel **now_w, u64 *now)
+static void batch_abs(u64 *deadline, u32 *flags, struct hwtimer_wheel *w,
+		      struct hwtimer_wheel **now_w, u64 *now)
 {
-	if (arm->flags & HWTIMER_ARM_ABS)
+	if (*flags & HWTIMER_ARM_ABS)
 		return;
 	if (*now_w != w) {
 		*now_w = w;
 		*now = hwtimer_wheel_now(w);
 	}
-	if (check_add_overflow(*now, arm->deadline_ns, &arm->deadline_ns))
-		arm->deadline_ns = U64_MAX;
-	arm->flags |= HWTIMER_ARM_ABS;
+	if (check_add_overflow(*now, *deadline, deadline))
+		*deadline = U64_MAX;
+	*flags |= HWTIMER_ARM_ABS;
 }
 
 /**
@@ -1244,8 +1253,8 @@ struct hwt_batch {
  * Run the @n ops at @bt->ops in place, setting each one's status: checked
  * and their timers taken from the spares or allocated first, then run in
  * one hold of the context lock (a MODIFY of a running periodic timeout
- * drops it while it waits). A run of ARMs and CANCELs on one wheel base
- * takes the base's lock once: a MODIFY, which may sleep, lets go of it.
+ * drops it while it waits). A run of ARMs, CANCELs and MODIFYs on one
+ * wheel base takes the base's lock once; a MODIFY that waits lets go of it.
  * Return: how many failed.
  */
 static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
@@ -1292,7 +1301,8 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 				break;
 			}
 			op_to_arm(op, arm);
-			batch_arm_abs(arm, bt->w[i], &now_w, &now);
+			batch_abs(&arm->deadline_ns, &arm->flags, bt->w[i],
+				  &now_w, &now);
 			op->status = arm_locked(ctx, bt->w[i], ht, arm, &hold);
 			if (op->status) {
 				/* Never armed: nothing to wait for. */
@@ -1307,11 +1317,16 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 						      &reap, &hold);
 			break;
 		case HWTIMER_OP_MODIFY:
-			hwtimer_hold_release(&hold);
-			op->status = do_modify_relock(ctx, op->id,
-						      op->deadline_ns,
-						      op->flags, &op->result,
-						      &reap);
+			ht = lookup(ctx, op->id);
+			if (!ht) {
+				op->status = -ENOENT;
+				break;
+			}
+			batch_abs(&op->deadline_ns, &op->flags,
+				  clock_wheel(ht->clock), &now_w, &now);
+			op->status = modify_relock(ctx, ht, op->deadline_ns,
+						   op->flags, &op->result,
+						   &reap, &hold);
 			break;
 		}
 	}

@@ -163,6 +163,6 @@ int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       struct hwtimer_hold *hold);
 int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u64 deadline, u32 flags, u32 *result,
-			       struct hwt_timer **reap);
+			       struct hwt_timer **reap, struct hwtimer_hold *hold);
 
 #endif /* _HWTIMER_CHARDEV_H */

@@ -636,9 +636,9 @@ static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 }
 
 /*
- * Apply CANCEL or MODIFY @sqe to its slot and complete it as needed; a
- * CANCEL under @hold's base lock when the timeout is there, a MODIFY with
- * the hold let go. Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
+ * Apply CANCEL or MODIFY @sqe to its slot, under @hold's base lock when
+ * the timeout is there, and complete it as needed.
+ * Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
  * callback runs: wait for it and apply the entry again.
  */
 static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
@@ -652,16 +652,13 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		sqe_complete(r, sqe, result, false);
 		return 0;
 	}
-	if (sqe->op == HWTIMER_SQE_CANCEL) {
+	if (sqe->op == HWTIMER_SQE_CANCEL)
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap,
 						 hold);
-	} else {
-		/* A modify takes the timeout's base lock itself. */
-		hwtimer_hold_release(hold);
+	else
 		ret = hwtimer_cdev_modify_locked(r->ctx, ht, sqe->deadline_ns,
 						 HWTIMER_ARM_ABS, &result,
-						 &reap);
-	}
+						 &reap, hold);
 	/* Slots are never dead, so never reaped. */
 	WARN_ON_ONCE(reap);
 	if (ret == -EAGAIN)
