@@ -2343,12 +2343,13 @@ static uint64_t clock_pending(int fd, clockid_t clock)
 }
 
 /*
- * BATCH runs ARMs and CANCELs of one chunk under one base lock while they
- * stay on one base, moving it when an op is on another. Here the ops of a
- * chunk alternate between both clocks' wheels and, on a machine with two
- * CPUs, between timeouts armed from each CPU (each CPU's base of a
- * per-CPU wheel), with MODIFYs among them: every op must do what it does
- * alone, and each wheel must end with the count it began with.
+ * BATCH runs the ARMs, CANCELs and MODIFYs (a cancel and an arm) of one
+ * chunk under one base lock while they stay on one base, moving it when
+ * an op is on another. Here the ops of a chunk alternate between both
+ * clocks' wheels and, on a machine with two CPUs, between timeouts armed
+ * from each CPU (each CPU's base of a per-CPU wheel), MODIFYs of both
+ * CPUs' timeouts among them: every op must do what it does alone, and
+ * each wheel must end with the count it began with.
  */
 TEST_F(ctx, batch_mixed_bases)
 {
@@ -2384,7 +2385,8 @@ TEST_F(ctx, batch_mixed_bases)
 	/*
 	 * From the second CPU: cancel the first CPU's timeouts and its own
 	 * on both clocks, arm new short ones on both clocks, and move the
-	 * rest (MODIFY) to a short deadline, all interleaved.
+	 * rest (MODIFY) to a short deadline, all interleaved. Every other
+	 * odd timeout of the first CPU is moved too, not cancelled.
 	 */
 	t0 = now_ns(CLOCK_MONOTONIC);
 	for (i = 0, n = 0; i < PER; i++) {
@@ -2392,7 +2394,8 @@ TEST_F(ctx, batch_mixed_bases)
 		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[0][2 * i].id, 0);
 		mix[n++] = arm_op(1000 + 2 * i, 30 * MS, clk[c]);
 		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[1][2 * i + 1].id, 0);
-		mix[n++] = id_op(HWTIMER_OP_CANCEL, far[0][2 * i + 1].id, 0);
+		mix[n++] = id_op(i % 2 ? HWTIMER_OP_MODIFY : HWTIMER_OP_CANCEL,
+				 far[0][2 * i + 1].id, i % 2 ? 25 * MS : 0);
 		mix[n++] = arm_op(1000 + 2 * i + 1, 30 * MS, clk[!c]);
 		mix[n++] = id_op(HWTIMER_OP_MODIFY, far[1][2 * i].id, 20 * MS);
 	}
@@ -2401,7 +2404,8 @@ TEST_F(ctx, batch_mixed_bases)
 	}
 	for (i = 0; i < n; i++) {
 		m = i % 6;
-		want = m == 1 || m == 4 ? 0 : m == 5 ? HWTIMER_RESULT_MODIFIED :
+		want = m == 1 || m == 4 ? 0 :
+		       m == 5 || (m == 3 && i / 6 % 2) ? HWTIMER_RESULT_MODIFIED :
 		       HWTIMER_RESULT_CANCELLED;
 		ASSERT_TRUE(mix[i].status == 0 && mix[i].result == want) {
 			TH_LOG("op %d (op %u): status %d result %u, want %" PRIu64,
@@ -2410,10 +2414,10 @@ TEST_F(ctx, batch_mixed_bases)
 	}
 
 	/* The new ones and the moved ones fire, each on its own clock. */
-	for (got = 0; got < 3 * PER; ) {
+	for (got = 0; got < 3 * PER + PER / 2; ) {
 		k = wait_events(fd, ev, 4 * PER, LATE_MAX_NS / MS);
 		ASSERT_TRUE(k > 0) {
-			TH_LOG("%d of %d records", got, 3 * PER);
+			TH_LOG("%d of %d records", got, 3 * PER + PER / 2);
 		}
 		for (i = 0; i < k; i++) {
 			uint64_t ck = ev[i].cookie;
@@ -2424,7 +2428,8 @@ TEST_F(ctx, batch_mixed_bases)
 			else
 				want_clk = clk[ck % 2];
 			ASSERT_TRUE(ck >= 1000 ? ck < 1000 + 2 * PER :
-				    ck >= 100 && ck < 100 + 2 * PER && !(ck % 2)) {
+				    ck >= 100 ? ck < 100 + 2 * PER && !(ck % 2) :
+				    ck < 2 * PER && ck % 4 == 3) {
 				TH_LOG("record of cookie %" PRIu64, ck);
 			}
 			ASSERT_TRUE(ev[i].clock == (uint32_t)want_clk &&
@@ -2435,7 +2440,8 @@ TEST_F(ctx, batch_mixed_bases)
 				       (uint64_t)ev[i].deadline_ns);
 			}
 			bit = 1ULL << (ck >= 1000 ? ck - 1000 :
-				       2 * PER + (ck - 100) / 2);
+				       ck >= 100 ? 2 * PER + (ck - 100) / 2 :
+				       3 * PER + ck / 4);
 			ASSERT_TRUE(!(fired & bit)) {
 				TH_LOG("cookie %" PRIu64 " twice", ck);
 			}
