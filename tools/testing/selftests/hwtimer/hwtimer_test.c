@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -2458,6 +2459,176 @@ TEST_F(ctx, batch_mixed_bases)
 			       before[k]);
 		}
 	}
+	close_dev(self, fd);
+}
+
+/* Write @val to sysfs file @path. Return: 0 or -errno. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The first line of @path, without its newline, in @buf; false if none. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	buf[ok ? strcspn(buf, "\n") : 0] = '\0';
+	return ok;
+}
+
+/*
+ * How many workers of the default wheel (kthreads "hwtimer/default/...",
+ * their name cut to "hwtimer/default") may run on exactly the CPUs of
+ * list @cpus, as /proc's Cpus_allowed_list prints it ("1", "0-1").
+ */
+static int default_workers_on(const char *cpus)
+{
+	char path[300], line[256];
+	struct dirent *d;
+	int n = 0;
+	FILE *f;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (!read_line(path, line, sizeof(line)) ||
+		    strcmp(line, "hwtimer/default"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+				line[strcspn(line, "\n")] = '\0';
+				n += !strcmp(line + 18 + strspn(line + 18, " \t"),
+					     cpus);
+			}
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * CPU hotplug and the default wheel's per-CPU bases. While a CPU is
+ * online its base's workers run on it alone; taken offline, they may run
+ * anywhere and still serve the base: its timeouts fire, never early, and
+ * cancel. Back online, they are on it alone again, and it serves new
+ * arms. Root only; a CPU other than 0 must be able to go offline.
+ */
+TEST_F(ctx, cpu_hotplug)
+{
+	enum { N = 16 };
+	struct hwtimer_batch_op ops[2 * N];
+	struct hwtimer_event ev[2 * N];
+	char online[64], c1s[16], possible[64];
+	int fd = self->fd, cpus[2] = { -1, -1 }, c, k, i, got, nw, bad = 0;
+	int not_cancelled = 0;
+	uint64_t seen = 0;
+	struct hwtimer_batch b;
+	cpu_set_t allowed;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to take a CPU offline");
+	if (read_param("/sys/module/hwtimer/parameters/percpu") != 1)
+		SKIP(return, "the default wheel has one base");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
+	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, &allowed) && (c || k == 0))
+			cpus[k++] = c;
+	if (cpus[1] <= 0)
+		SKIP(return, "needs two CPUs, the second not CPU 0");
+	snprintf(online, sizeof(online), "/sys/devices/system/cpu/cpu%d/online",
+		 cpus[1]);
+	if (access(online, W_OK))
+		SKIP(return, "%s not writable", online);
+	ASSERT_TRUE(read_line("/sys/devices/system/cpu/possible", possible,
+			      sizeof(possible)));
+	snprintf(c1s, sizeof(c1s), "%d", cpus[1]);
+	nw = read_param("/sys/module/hwtimer/parameters/workers");
+	ASSERT_TRUE(nw > 0);
+	ASSERT_TRUE(default_workers_on(c1s) == nw) {
+		TH_LOG("%d workers on CPU %s alone, want %d",
+		       default_workers_on(c1s), c1s, nw);
+	}
+
+	/* On the second CPU's base: N due soon, N far. */
+	ASSERT_TRUE(run_on_cpu(cpus[1]));
+	for (i = 0; i < N; i++) {
+		ops[i] = arm_op(i, 300 * MS, CLOCK_MONOTONIC);
+		ops[N + i] = arm_op(100 + i, 100000 * MS, CLOCK_MONOTONIC);
+	}
+	ASSERT_TRUE(batch(fd, ops, 2 * N, &b) == 0 && !b.failed);
+	ASSERT_TRUE(run_on_cpu(cpus[0]));
+	ASSERT_EQ(0, write_file(online, "0"));
+
+	/* Offline: nothing below may ASSERT before the CPU is back. */
+	EXPECT_TRUE(default_workers_on(c1s) == 0 &&
+		    default_workers_on(possible) == nw) {
+		TH_LOG("CPU %s offline: %d workers on it alone, %d on %s",
+		       c1s, default_workers_on(c1s),
+		       default_workers_on(possible), possible);
+	}
+	for (got = 0; got < N; ) {
+		k = wait_events(fd, ev, 2 * N, LATE_MAX_NS / MS + 300);
+		if (k <= 0)
+			break;
+		for (i = 0; i < k; i++) {
+			bad += ev[i].cookie >= N || (seen & 1ULL << ev[i].cookie) ||
+			       ev[i].fire_ns < ev[i].deadline_ns;
+			if (ev[i].cookie < N)
+				seen |= 1ULL << ev[i].cookie;
+		}
+		got += k;
+	}
+	EXPECT_TRUE(got == N && !bad) {
+		TH_LOG("CPU %s offline: %d of %d records, %d bad", c1s, got, N,
+		       bad);
+	}
+	for (i = 0; i < N; i++)
+		ops[i] = id_op(HWTIMER_OP_CANCEL, ops[N + i].id, 0);
+	EXPECT_TRUE(batch(fd, ops, N, &b) == 0 && !b.failed);
+	for (i = 0; i < N; i++)
+		not_cancelled += ops[i].result != HWTIMER_RESULT_CANCELLED;
+	EXPECT_EQ(0, not_cancelled);
+
+	ASSERT_EQ(0, write_file(online, "1"));
+	ASSERT_TRUE(default_workers_on(c1s) == nw) {
+		TH_LOG("CPU %s back: %d workers on it alone, want %d", c1s,
+		       default_workers_on(c1s), nw);
+	}
+	ASSERT_TRUE(run_on_cpu(cpus[1]));
+	for (i = 0; i < N; i++)
+		ops[i] = arm_op(200 + i, 20 * MS, CLOCK_MONOTONIC);
+	ASSERT_TRUE(batch(fd, ops, N, &b) == 0 && !b.failed);
+	for (got = 0; got < N; got += k) {
+		k = wait_events(fd, ev, 2 * N, LATE_MAX_NS / MS + 20);
+		ASSERT_TRUE(k > 0) {
+			TH_LOG("CPU %s back: %d of %d records", c1s, got, N);
+		}
+		for (i = 0; i < k; i++)
+			ASSERT_TRUE(ev[i].cookie >= 200 && ev[i].cookie < 200 + N &&
+				    ev[i].fire_ns >= ev[i].deadline_ns);
+	}
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(allowed), &allowed));
 	close_dev(self, fd);
 }
 
