@@ -1957,8 +1957,9 @@ static void unpublish_bases(struct hwtimer_wheel *w)
  * The timeouts @owner initialised are not pinned on this wheel: @owner
  * cannot unload before its exit destroys the wheel, which waits for their
  * callbacks. Those of other modules are pinned while pending or running.
+ * A per-CPU base's workers run on its CPU while it is online.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not under cpus_read_lock().
  * Return: the wheel; ERR_PTR(-EINVAL) on bad parameters, ERR_PTR(-EEXIST)
  * if the name is taken, ERR_PTR(-ENOMEM) or another error when resources
  * run out.
