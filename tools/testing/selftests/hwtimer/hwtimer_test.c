@@ -2491,8 +2491,8 @@ static bool read_line(const char *path, char *buf, size_t len)
 
 /*
  * How many workers of the default wheel (kthreads "hwtimer/default/...",
- * their name cut to "hwtimer/default") may run on exactly the CPUs of
- * list @cpus, as /proc's Cpus_allowed_list prints it ("1", "0-1").
+ * a name older kernels cut to "hwtimer/default") may run on exactly the
+ * CPUs of list @cpus, as /proc's Cpus_allowed_list prints it ("1", "0-1").
  */
 static int default_workers_on(const char *cpus)
 {
@@ -2508,8 +2508,10 @@ static int default_workers_on(const char *cpus)
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		/* The full name where the kernel shows it, else cut short. */
 		if (!read_line(path, line, sizeof(line)) ||
-		    strcmp(line, "hwtimer/default"))
+		    strncmp(line, "hwtimer/default", 15) ||
+		    (line[15] && line[15] != '/'))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
 		f = fopen(path, "r");
