@@ -2335,6 +2335,27 @@ static bool run_on_cpu(int cpu)
 	return !sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * The first two CPUs this thread may run on, in @cpus (the first twice
+ * when it may run on one only); the set in @allowed.
+ * Return: false if sched_getaffinity() failed.
+ */
+static bool two_cpus(int cpus[2], cpu_set_t *allowed)
+{
+	int c, k = 0;
+
+	cpus[0] = -1;
+	cpus[1] = -1;
+	if (sched_getaffinity(0, sizeof(*allowed), allowed))
+		return false;
+	for (c = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, allowed))
+			cpus[k++] = c;
+	if (cpus[1] < 0)
+		cpus[1] = cpus[0];
+	return true;
+}
+
 /* Pending timeouts of the default wheel of @clock, UINT64_MAX on error. */
 static uint64_t clock_pending(int fd, clockid_t clock)
 {
@@ -2360,15 +2381,10 @@ TEST_F(ctx, batch_mixed_bases)
 	struct hwtimer_event ev[4 * PER];
 	uint64_t before[2], fired = 0, bit, t0, want;
 	struct hwtimer_batch b;
-	int fd = self->fd, cpus[2] = { -1, -1 }, c, i, k, m, n, got;
+	int fd = self->fd, cpus[2], c, i, k, m, n, got;
 	cpu_set_t allowed;
 
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
-	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[k++] = c;
-	if (cpus[1] < 0)
-		cpus[1] = cpus[0];
+	ASSERT_TRUE(two_cpus(cpus, &allowed));
 	for (k = 0; k < 2; k++)
 		before[k] = clock_pending(fd, clk[k]);
 
@@ -2542,7 +2558,7 @@ TEST_F(ctx, cpu_hotplug)
 	struct hwtimer_batch_op ops[2 * N];
 	struct hwtimer_event ev[2 * N];
 	char online[64], c1s[16], possible[64];
-	int fd = self->fd, cpus[2] = { -1, -1 }, c, k, i, got, nw, bad = 0;
+	int fd = self->fd, cpus[2], k, i, got, nw, bad = 0;
 	int not_cancelled = 0;
 	uint64_t seen = 0;
 	struct hwtimer_batch b;
@@ -2552,12 +2568,9 @@ TEST_F(ctx, cpu_hotplug)
 		SKIP(return, "needs root to take a CPU offline");
 	if (read_param("/sys/module/hwtimer/parameters/percpu") != 1)
 		SKIP(return, "the default wheel has one base");
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
-	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
-		if (CPU_ISSET(c, &allowed) && (c || k == 0))
-			cpus[k++] = c;
-	if (cpus[1] <= 0)
-		SKIP(return, "needs two CPUs, the second not CPU 0");
+	ASSERT_TRUE(two_cpus(cpus, &allowed));
+	if (cpus[1] == cpus[0])
+		SKIP(return, "needs two CPUs");
 	snprintf(online, sizeof(online), "/sys/devices/system/cpu/cpu%d/online",
 		 cpus[1]);
 	if (access(online, W_OK))
@@ -4520,15 +4533,10 @@ TEST_F(ctx, ring_mixed_bases)
 	struct hwtimer_event ev;
 	struct ring r;
 	uint64_t fired = 0, t0, want, want_dl[3 * PER];
-	int fd = self->fd, cpus[2] = { -1, -1 }, c, i, k, n, cancels = 0;
+	int fd = self->fd, cpus[2], c, i, n, cancels = 0;
 	cpu_set_t allowed;
 
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
-	for (c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[k++] = c;
-	if (cpus[1] < 0)
-		cpus[1] = cpus[0];
+	ASSERT_TRUE(two_cpus(cpus, &allowed));
 	ring_open(_metadata, fd, &r, 64, 64, RING_SLOTS);
 	ASSERT_TRUE(stats(fd, &st0) == 0);
 
