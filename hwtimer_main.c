@@ -70,6 +70,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -230,6 +233,9 @@ struct hwtimer_base {
  *	wait for callbacks, so lockdep sees a waiter holding a lock that a
  *	callback takes
  * @link: entry in hwtimer_wheels
+ * @affine: the workers of its per-CPU bases follow CPU hotplug (see
+ *	base_affine()); set once they all run, cleared before they stop,
+ *	under hwtimer_wheels_lock
  * @dir: debugfs directory
  * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
  * @tick_ns: tick length
@@ -251,6 +257,7 @@ struct hwtimer_wheel {
 	struct lock_class_key key;
 	struct lockdep_map map;
 	struct list_head link;
+	bool affine;
 	struct dentry *dir;
 	clockid_t clock;
 	u64 tick_ns;
@@ -576,8 +583,10 @@ static __always_inline void program(struct hwtimer_base *b, u64 ns)
 	if (ns >= b->hrt_next || b->stopped)
 		return;
 	b->hrt_next = ns;
+	/* A per-CPU base's hrtimer stays where it was started: its CPU, mostly. */
 	hrtimer_start(&b->hrt, ns_to_ktime(min_t(u64, ns, KTIME_MAX)),
-		      HRTIMER_MODE_ABS_HARD);
+		      b->cpu < 0 ? HRTIMER_MODE_ABS_HARD :
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /*
@@ -1725,6 +1734,77 @@ static struct task_struct *worker_create(struct hwtimer_base *b,
 				      "hwtimer/%s/%d:%u", name, b->cpu, j);
 }
 
+/*
+ * The workers of @w's per-CPU base @cpu run on that CPU while it is online
+ * (@online), as timer_list's expiry runs on the CPU that queued it: the
+ * base's hrtimer, started there, wakes a worker without an interrupt to
+ * another CPU, and the callbacks run where their timeouts were armed.
+ * While it is offline they run anywhere, serving the base from there (its
+ * hrtimer has moved to another CPU). Caller holds hwtimer_wheels_lock.
+ */
+static void base_affine(struct hwtimer_wheel *w, unsigned int cpu,
+			bool online)
+{
+	struct hwtimer_base *b = w->bases[cpu];
+	const struct cpumask *m = online ? cpumask_of(cpu) : cpu_possible_mask;
+	unsigned int j;
+
+	lockdep_assert_held(&hwtimer_wheels_lock);
+	for (j = 0; j < b->nworkers; j++)
+		WARN_ON_ONCE(set_cpus_allowed_ptr(b->workers[j].task, m));
+}
+
+/* Every per-CPU base's workers of every wheel follow @cpu's state. */
+static void cpu_affine(unsigned int cpu, bool online)
+{
+	struct hwtimer_wheel *w;
+
+	mutex_lock(&hwtimer_wheels_lock);
+	list_for_each_entry(w, &hwtimer_wheels, link)
+		if (w->affine)
+			base_affine(w, cpu, online);
+	mutex_unlock(&hwtimer_wheels_lock);
+}
+
+static int hwtimer_cpu_online(unsigned int cpu)
+{
+	cpu_affine(cpu, true);
+	return 0;
+}
+
+static int hwtimer_cpu_down_prep(unsigned int cpu)
+{
+	cpu_affine(cpu, false);
+	return 0;
+}
+
+static enum cpuhp_state hwtimer_cpuhp;
+
+/* Make @w's per-CPU bases' workers follow CPU hotplug from now on. */
+static void wheel_affine(struct hwtimer_wheel *w)
+{
+	unsigned int i;
+
+	if (w->nbases == 1)
+		return;
+	/* No CPU comes or goes between the look at it and the move. */
+	cpus_read_lock();
+	mutex_lock(&hwtimer_wheels_lock);
+	for (i = 0; i < w->nbases; i++)
+		base_affine(w, i, cpu_online(i));
+	w->affine = true;
+	mutex_unlock(&hwtimer_wheels_lock);
+	cpus_read_unlock();
+}
+
+/* From now on, hotplug leaves @w's workers alone: they are to stop. */
+static void wheel_unaffine(struct hwtimer_wheel *w)
+{
+	mutex_lock(&hwtimer_wheels_lock);
+	w->affine = false;
+	mutex_unlock(&hwtimer_wheels_lock);
+}
+
 static int start_threads(struct hwtimer_wheel *w)
 {
 	struct task_struct *task;
@@ -1877,8 +1957,9 @@ static void unpublish_bases(struct hwtimer_wheel *w)
  * The timeouts @owner initialised are not pinned on this wheel: @owner
  * cannot unload before its exit destroys the wheel, which waits for their
  * callbacks. Those of other modules are pinned while pending or running.
+ * A per-CPU base's workers run on its CPU while it is online.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not under cpus_read_lock().
  * Return: the wheel; ERR_PTR(-EINVAL) on bad parameters, ERR_PTR(-EEXIST)
  * if the name is taken, ERR_PTR(-ENOMEM) or another error when resources
  * run out.
@@ -1937,6 +2018,7 @@ struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_params *
 	w->dir = debugfs_create_dir(w->name, hwtimer_debugfs);
 	debugfs_create_file("stats", 0444, w->dir, w, &stats_fops);
 	debugfs_create_file("params", 0444, w->dir, w, &params_fops);
+	wheel_affine(w);
 	return w;
 
 err_unpublish:
@@ -2114,6 +2196,7 @@ void hwtimer_wheel_destroy(struct hwtimer_wheel *w)
 		return;
 	unpublish_bases(w);
 	debugfs_remove_recursive(w->dir);
+	wheel_unaffine(w);
 	stop_threads(w);
 	mutex_lock(&hwtimer_wheels_lock);
 	list_del(&w->link);
@@ -2207,6 +2290,13 @@ static int __init hwtimer_init(void)
 	};
 	int ret;
 
+	/* Before any wheel: none misses a CPU coming or going. */
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "hwtimer:online",
+					hwtimer_cpu_online,
+					hwtimer_cpu_down_prep);
+	if (ret < 0)
+		return ret;
+	hwtimer_cpuhp = ret;
 	hwtimer_debugfs = debugfs_create_dir("hwtimer", NULL);
 	hwtimer_default = hwtimer_wheel_create(&p);
 	if (IS_ERR(hwtimer_default)) {
@@ -2223,6 +2313,7 @@ err_destroy_default:
 	hwtimer_wheel_destroy(hwtimer_default);
 err_debugfs:
 	debugfs_remove_recursive(hwtimer_debugfs);
+	cpuhp_remove_state_nocalls(hwtimer_cpuhp);
 	return ret;
 }
 
@@ -2231,6 +2322,7 @@ static void __exit hwtimer_exit(void)
 	hwtimer_chardev_exit();
 	hwtimer_wheel_destroy(hwtimer_default);
 	WARN_ON_ONCE(!list_empty(&hwtimer_wheels));
+	cpuhp_remove_state_nocalls(hwtimer_cpuhp);
 	debugfs_remove_recursive(hwtimer_debugfs);
 	/* No wheel is left, so no lookup: the table goes as it is. */
 	kvfree(rcu_access_pointer(hwtimer_base_tab));

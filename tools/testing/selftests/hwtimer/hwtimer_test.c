@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -2490,20 +2491,75 @@ static int write_file(const char *path, const char *val)
 	return ret;
 }
 
+/* The first line of @path, without its newline, in @buf; false if none. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	buf[ok ? strcspn(buf, "\n") : 0] = '\0';
+	return ok;
+}
+
 /*
- * CPU hotplug and the default wheel's per-CPU bases: taken offline with
- * timeouts pending on its base, a CPU's timeouts still fire, never early,
- * and cancel (its hrtimer moved to another CPU, and the base's workers
- * run there); back online, its base serves new arms. Root only.
+ * How many workers of the default wheel (kthreads "hwtimer/default/...",
+ * a name older kernels cut to "hwtimer/default") may run on exactly the
+ * CPUs of list @cpus, as /proc's Cpus_allowed_list prints it ("1", "0-1").
+ */
+static int default_workers_on(const char *cpus)
+{
+	char path[300], line[256];
+	struct dirent *d;
+	int n = 0;
+	FILE *f;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		/* The full name where the kernel shows it, else cut short. */
+		if (!read_line(path, line, sizeof(line)) ||
+		    strncmp(line, "hwtimer/default", 15) ||
+		    (line[15] && line[15] != '/'))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+				line[strcspn(line, "\n")] = '\0';
+				n += !strcmp(line + 18 + strspn(line + 18, " \t"),
+					     cpus);
+			}
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * CPU hotplug and the default wheel's per-CPU bases. While a CPU is
+ * online its base's workers run on it alone; taken offline, they may run
+ * anywhere and still serve the base: its timeouts fire, never early, and
+ * cancel. Back online, they are on it alone again, and it serves new
+ * arms. Root only; skipped when the kernel keeps the CPU online.
  */
 TEST_F(ctx, cpu_hotplug)
 {
 	enum { N = 16 };
 	struct hwtimer_batch_op ops[2 * N];
 	struct hwtimer_event ev[2 * N];
-	char online[64];
-	int fd = self->fd, cpus[2], k, i, got, bad = 0;
-	int not_cancelled = 0;
+	char online[64], c1s[16], possible[64];
+	int fd = self->fd, cpus[2], k, i, got, nw, bad = 0;
+	int not_cancelled = 0, ret;
 	uint64_t seen = 0;
 	struct hwtimer_batch b;
 	cpu_set_t allowed;
@@ -2519,6 +2575,15 @@ TEST_F(ctx, cpu_hotplug)
 		 cpus[1]);
 	if (access(online, W_OK))
 		SKIP(return, "%s not writable", online);
+	ASSERT_TRUE(read_line("/sys/devices/system/cpu/possible", possible,
+			      sizeof(possible)));
+	snprintf(c1s, sizeof(c1s), "%d", cpus[1]);
+	nw = read_param("/sys/module/hwtimer/parameters/workers");
+	ASSERT_TRUE(nw > 0);
+	ASSERT_TRUE(default_workers_on(c1s) == nw) {
+		TH_LOG("%d workers on CPU %s alone, want %d",
+		       default_workers_on(c1s), c1s, nw);
+	}
 
 	/* On the second CPU's base: N due soon, N far. */
 	ASSERT_TRUE(run_on_cpu(cpus[1]));
@@ -2528,9 +2593,20 @@ TEST_F(ctx, cpu_hotplug)
 	}
 	ASSERT_TRUE(batch(fd, ops, 2 * N, &b) == 0 && !b.failed);
 	ASSERT_TRUE(run_on_cpu(cpus[0]));
-	ASSERT_EQ(0, write_file(online, "0"));
+	ret = write_file(online, "0");
+	if (ret) {
+		/* Teardown closes the context and its timeouts with it. */
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(allowed), &allowed));
+		SKIP(return, "CPU %s stays online: %s", c1s, strerror(-ret));
+	}
 
 	/* Offline: nothing below may ASSERT before the CPU is back. */
+	EXPECT_TRUE(default_workers_on(c1s) == 0 &&
+		    default_workers_on(possible) == nw) {
+		TH_LOG("CPU %s offline: %d workers on it alone, %d on %s",
+		       c1s, default_workers_on(c1s),
+		       default_workers_on(possible), possible);
+	}
 	for (got = 0; got < N; ) {
 		k = wait_events(fd, ev, 2 * N, LATE_MAX_NS / MS + 300);
 		if (k <= 0)
@@ -2544,8 +2620,8 @@ TEST_F(ctx, cpu_hotplug)
 		got += k;
 	}
 	EXPECT_TRUE(got == N && !bad) {
-		TH_LOG("CPU %d offline: %d of %d records, %d bad", cpus[1], got,
-		       N, bad);
+		TH_LOG("CPU %s offline: %d of %d records, %d bad", c1s, got, N,
+		       bad);
 	}
 	for (i = 0; i < N; i++)
 		ops[i] = id_op(HWTIMER_OP_CANCEL, ops[N + i].id, 0);
@@ -2555,6 +2631,10 @@ TEST_F(ctx, cpu_hotplug)
 	EXPECT_EQ(0, not_cancelled);
 
 	ASSERT_EQ(0, write_file(online, "1"));
+	ASSERT_TRUE(default_workers_on(c1s) == nw) {
+		TH_LOG("CPU %s back: %d workers on it alone, want %d", c1s,
+		       default_workers_on(c1s), nw);
+	}
 	ASSERT_TRUE(run_on_cpu(cpus[1]));
 	for (i = 0; i < N; i++)
 		ops[i] = arm_op(200 + i, 20 * MS, CLOCK_MONOTONIC);
@@ -2562,7 +2642,7 @@ TEST_F(ctx, cpu_hotplug)
 	for (got = 0; got < N; got += k) {
 		k = wait_events(fd, ev, 2 * N, LATE_MAX_NS / MS + 20);
 		ASSERT_TRUE(k > 0) {
-			TH_LOG("CPU %d back: %d of %d records", cpus[1], got, N);
+			TH_LOG("CPU %s back: %d of %d records", c1s, got, N);
 		}
 		for (i = 0; i < k; i++)
 			ASSERT_TRUE(ev[i].cookie >= 200 && ev[i].cookie < 200 + N &&
