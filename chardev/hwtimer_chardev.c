@@ -153,6 +153,14 @@ static struct kmem_cache *hwt_pcache;
  * unless the module's clock parameter says otherwise).
  */
 static struct hwtimer_wheel *hwt_own_wheel;
+/*
+ * The wheels the rings' drains run on, by clock (index: is it
+ * CLOCK_BOOTTIME): one base each, whose workers run on any CPU. A drain
+ * then runs where the scheduler finds room, mostly not on the CPU of the
+ * thread filling the ring, while the timeouts themselves stay on the
+ * per-CPU bases of the clock's wheel.
+ */
+static struct hwtimer_wheel *hwt_drain_wheels[2];
 
 /* The wheel of @clock: the default one or ours; NULL for another clock. */
 static struct hwtimer_wheel *clock_wheel(u32 clock)
@@ -184,6 +192,47 @@ u64 hwtimer_cdev_max_pending(void)
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock)
 {
 	return clock_wheel(clock);
+}
+
+/**
+ * hwtimer_cdev_drain_wheel() - the wheel the rings' drains of @clock run on
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ *
+ * It has the tick of hwtimer_cdev_wheel(@clock) and a single base.
+ *
+ * Return: the wheel.
+ */
+struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock)
+{
+	return hwt_drain_wheels[clock == CLOCK_BOOTTIME];
+}
+
+/* Create the drain wheel of @clock, whose own wheel exists. */
+static int drain_wheel_create(clockid_t clock)
+{
+	struct hwtimer_wheel *w = clock_wheel(clock);
+	struct hwtimer_wheel_params p = {
+		.name = clock == CLOCK_BOOTTIME ? "chardev-drain-boottime" :
+			"chardev-drain-monotonic",
+		.clock = clock,
+	};
+
+	hwtimer_default_wheel_like(&p);
+	p.tick_ns = hwtimer_wheel_tick_ns(w);
+	p.flags = 0;
+	w = hwtimer_wheel_create(&p);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	hwt_drain_wheels[clock == CLOCK_BOOTTIME] = w;
+	return 0;
+}
+
+static void drain_wheels_destroy(void)
+{
+	hwtimer_wheel_destroy(hwt_drain_wheels[0]);
+	hwtimer_wheel_destroy(hwt_drain_wheels[1]);
+	hwt_drain_wheels[0] = NULL;
+	hwt_drain_wheels[1] = NULL;
 }
 
 static bool reserved_zero(const __u64 *r, size_t n)
@@ -2038,6 +2087,11 @@ int hwtimer_chardev_init(void)
 		ret = PTR_ERR(hwt_own_wheel);
 		goto err_destroy_cache;
 	}
+	ret = drain_wheel_create(CLOCK_MONOTONIC);
+	if (!ret)
+		ret = drain_wheel_create(CLOCK_BOOTTIME);
+	if (ret)
+		goto err_destroy_wheel;
 	ret = misc_register(&hwt_misc);
 	if (ret == -EBUSY) {
 		pr_warn("hwtimer: misc minor %d is taken, using a dynamic one (no load on first open)\n",
@@ -2050,6 +2104,7 @@ int hwtimer_chardev_init(void)
 	return 0;
 
 err_destroy_wheel:
+	drain_wheels_destroy();
 	hwtimer_wheel_destroy(hwt_own_wheel);
 err_destroy_cache:
 	kmem_cache_destroy(hwt_pcache);
@@ -2065,6 +2120,7 @@ err_destroy_cache:
 void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
+	drain_wheels_destroy();
 	hwtimer_wheel_destroy(hwt_own_wheel);
 	kmem_cache_destroy(hwt_pcache);
 	kmem_cache_destroy(hwt_cache);

@@ -151,6 +151,7 @@ int hwtimer_cdev_tag_alloc(void *owner, u32 *tag);
 void hwtimer_cdev_tag_free(u32 tag);
 void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
+struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock);
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock);
 int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n);

@@ -12,8 +12,11 @@
  * names them by index, so a cancel needs no answer from the arm.
  *
  * The submission ring is drained by a periodic timeout of the context, one
- * wheel tick apart, whose callback runs on a wheel worker, or at once by
- * HWTIMER_IOC_ENTER. A drain reads the sq tail once, copies each entry
+ * wheel tick apart, or at once by HWTIMER_IOC_ENTER. The periodic drain
+ * runs on a wheel of its own with a single base, whose workers may run on
+ * any CPU (hwtimer_cdev_drain_wheel()): a per-CPU base's workers run on its
+ * CPU, and a drain there would take the time of the thread filling the
+ * ring from that very CPU. A drain reads the sq tail once, copies each entry
  * once, checks it, and applies it under the context's lock with the same
  * helpers as the ioctls. As Netty's timer drops a timeout cancelled while
  * still in its queue, an ARM whose slot the same drain then CANCELs,
@@ -135,7 +138,7 @@
  *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
  *	@dropped, @drain_on and @idle_drains
- * @drain: the periodic drain, a tick apart
+ * @drain: the periodic drain, a tick apart, on the clock's drain wheel
  * @drain_on: @drain is armed, or its running callback re-arms it
  * @idle_drains: periodic drains in a row that consumed nothing
  * @sq_next: the kernel's sq head: next entry to consume
@@ -342,7 +345,8 @@ static void drain_start(struct hwt_ring *r)
 	if (r->drain_on)
 		return;
 	at = div64_u64(at + tick - 1, tick) * tick;
-	ret = hwtimer_arm(r->w, &r->drain, at, tick, HWTIMER_ARM_ABS);
+	ret = hwtimer_arm(hwtimer_cdev_drain_wheel(r->clock), &r->drain, at,
+			  tick, HWTIMER_ARM_ABS);
 	if (ret && ret != -EBUSY) {
 		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
 		return;
@@ -773,8 +777,8 @@ static void undefer(struct hwt_ring *r, u32 from, u32 n)
  * Apply entries @from to @to of r->win, stopping when the completion ring
  * is full or a MODIFY must wait for the callback of slot *@wait. Each
  * consumed entry gives back its place kept in the completion ring. The
- * ARMs and CANCELs of a chunk on one wheel base take its lock once, as
- * BATCH's do. Return: how many were consumed.
+ * ARMs, CANCELs and MODIFYs of a chunk on one wheel base take its lock
+ * once, as BATCH's do. Return: how many were consumed.
  */
 static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
 		       struct hwt_timer **wait)
