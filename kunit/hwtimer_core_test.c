@@ -56,6 +56,7 @@ enum item_mode {
 	MODE_FREE,		/* kfree() the item */
 	MODE_YIELD,		/* give up the CPU once, mid-callback */
 	MODE_REARM_SLEEP,	/* arm itself due at once, then sleep arg ms */
+	MODE_CPU,		/* result: the CPU the callback runs on */
 };
 
 struct core_ctx;
@@ -215,6 +216,11 @@ static void do_rearm_sleep(struct item *it, int run)
 	atomic_dec(&ctx->inside);
 }
 
+static void do_cpu(struct item *it, int run)
+{
+	it->result = raw_smp_processor_id();
+}
+
 static void (* const item_does[])(struct item *it, int run) = {
 	[MODE_SLEEP] = do_sleep,
 	[MODE_SLEEP_FIRST] = do_sleep_first,
@@ -225,6 +231,7 @@ static void (* const item_does[])(struct item *it, int run) = {
 	[MODE_FREE] = do_free,
 	[MODE_YIELD] = do_yield,
 	[MODE_REARM_SLEEP] = do_rearm_sleep,
+	[MODE_CPU] = do_cpu,
 };
 
 static void item_fn(struct hwtimer_timeout *t)
@@ -1440,6 +1447,41 @@ static void core_percpu_timeout_moves_only_when_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&it->runs), 1);
 }
 
+/*
+ * On a per-CPU wheel a callback runs on the CPU whose base it was armed
+ * on, while that CPU is online: the base's workers run there alone.
+ */
+static void core_percpu_callback_runs_on_its_cpu(struct kunit *test)
+{
+	struct core_ctx *ctx = test->priv;
+	struct item *it = new_items(test, 2);
+	struct hwtimer_wheel *w;
+	int cpu, round;
+
+	if (num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1 online");
+	ctx->flags = HWTIMER_WHEEL_PERCPU;
+	w = std_wheel(test);
+	for (round = 0; round < 4; round++) {
+		for (cpu = 0; cpu < 2; cpu++) {
+			item_init(ctx, &it[cpu], MODE_CPU, 0);
+			it[cpu].result = -1;
+			run_on(test, cpu);
+			KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[cpu].tmo,
+							  (round + 1) * MS, 0,
+							  0), 0);
+		}
+		/* The arming thread leaves: the callbacks must not follow it. */
+		run_on(test, -1);
+		for (cpu = 0; cpu < 2; cpu++) {
+			KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &it[cpu].runs,
+							    1, WAIT_MS));
+			hwtimer_cancel_sync(&it[cpu].tmo);
+			KUNIT_EXPECT_EQ(test, it[cpu].result, cpu);
+		}
+	}
+}
+
 /* Threads and rounds of the cross-CPU race; the timeouts they share. */
 #define XCPU_THREADS	2
 #define XCPU_ROUNDS	4000
@@ -1686,6 +1728,7 @@ static struct kunit_case hwtimer_core_cases[] = {
 	HWT_CASE(core_timeout_never_runs_on_two_workers),
 	HWT_CASE(core_cancel_takes_back_parked_expiry),
 	KUNIT_CASE(core_percpu_timeout_moves_only_when_idle),
+	KUNIT_CASE(core_percpu_callback_runs_on_its_cpu),
 	KUNIT_CASE_SLOW(core_percpu_race_moves_and_cancels),
 	KUNIT_CASE_SLOW(core_percpu_same_timeout_armed_once),
 	{}
