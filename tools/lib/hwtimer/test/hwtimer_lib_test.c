@@ -268,8 +268,13 @@ static void t_stats(void)
 	   "pending %" PRIu64 " live %" PRIu64 " queued %" PRIu64,
 	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live,
 	   (uint64_t)st.ctx_queued);
+	/*
+	 * The wheel saw at least the four arms that were not cancelled; the
+	 * rings take the cancelled one back before the kernel sees it when no
+	 * drain came between.
+	 */
 	if (on_device(h))
-		ok(st.armed >= 5 && st.fired >= 3, "wheel armed %" PRIu64
+		ok(st.armed >= 4 && st.fired >= 3, "wheel armed %" PRIu64
 		   " fired %" PRIu64, (uint64_t)st.armed, (uint64_t)st.fired);
 	else
 		ok(!st.armed && !st.fired && !st.pending && !st.lateness[0],

@@ -2499,7 +2499,7 @@ static bool read_line(const char *path, char *buf, size_t len)
 
 	if (!f)
 		return false;
-	ok = fgets(buf, len, f) != NULL;
+	ok = !!fgets(buf, len, f);
 	fclose(f);
 	buf[ok ? strcspn(buf, "\n") : 0] = '\0';
 	return ok;
