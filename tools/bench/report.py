@@ -276,6 +276,10 @@ def expiry_targets(M):
     ne = M.param_of("expiry", "ns_per_expiry", "hwtimer") or 0
     t = [(f"expiry cost per timeout ({kfmt(ne)} in one tick) ≤ 1.0× timer_list",
           lambda R: ratio(ex("hwtimer")(R), ex("timer_list")(R)), "<=", 1.0, "x"),
+         (f"expiry cost per timeout ({kfmt(ne)} in one tick) on the per-CPU "
+          "wheel (hwtimer-percpu) ≤ 1.0× timer_list",
+          lambda R: ratio(ex("hwtimer-percpu")(R), ex("timer_list")(R)),
+          "<=", 1.0, "x"),
          ("expiry: first callback no later than timer_list's "
           "(shown: hwtimer's lateness − timer_list's, µs)",
           lambda R: first_late_gap(R), "<=", 0.0, "µs")]
@@ -592,12 +596,16 @@ def expiry_section(md, R):
     md.append(peer_table(R, ["peer", "ns per expiry", "first callback late (µs)",
                              "last callback late (µs)", "hwtimer / peer"],
                          "expiry", "ns_per_expiry",
-                         [p for p in PEERS + ["hwtimer-1worker"]
+                         [p for p in PEERS + ["hwtimer-1worker",
+                                              "hwtimer-percpu"]
                           if R.get("expiry", "ns_per_expiry", p) is not None],
                          [late("first_late"), late("last_late"),
                           lambda p, v: fmt_ratio(ratio(hwe, v))]))
     md.append("\nhwtimer-1worker is the same run on a wheel with one worker "
-              "instead of the default pool of two.\n")
+              "instead of the default pool of two; hwtimer-percpu on a wheel "
+              "with one base per CPU, whose workers run on their base's CPU: "
+              "the timeouts, armed from one CPU, all go to its base, as "
+              "timer_list's go to the arming CPU's.\n")
 
 
 def sizeof_section(md, R):

@@ -41,7 +41,10 @@
  *    and a clock read alone, which shows what the emulator's clock costs.
  *  - expiry: @expiry_n timeouts armed for one and the same deadline; the
  *    time from the first callback to the last, per expiry. hwtimer runs
- *    twice: with its default pool of workers and with a single worker.
+ *    three times: on a wheel with one base and its default pool of
+ *    workers, with a single worker, and on the per-CPU wheel, where the
+ *    timeouts armed from this CPU run on its base's workers, bound to it,
+ *    as timer_list's run on the CPU that armed them.
  *
  * hwtimer runs on private wheels ("bench", "bench-percpu", "bench-1w", and
  * "bench-abs" and "bench-nopin" for the diagnostic variants) with the
@@ -428,7 +431,7 @@ static const struct bench_peer peers[] = {
 	{ .name = "hwtimer-percpu", .size = HW_SIZE, .init = hw_init,
 	  .arm = hwp_arm, .arm_at = hwp_arm_at, .cancel = hw_cancel,
 	  .cancel_sync = hw_cancel_sync, .modify = hw_modify,
-	  .armcancel = true, .contended = true },
+	  .armcancel = true, .expiry = true, .contended = true },
 	{ .name = "timer_list", .size = sizeof(struct timer_list),
 	  .init = tl_init, .arm = tl_arm, .arm_at = tl_arm_at,
 	  .cancel = tl_cancel, .cancel_sync = tl_cancel_sync,
