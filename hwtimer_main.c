@@ -1577,22 +1577,24 @@ static struct hwtimer_timeout *take_locked(struct hwtimer_worker *wk)
 /*
  * In one hold of the base lock: finish the callback @wk ran last, collect
  * what came due if the hrtimer fired, take the next ready timeout.
+ * A worker runs with interrupts on, so they are turned off and on around
+ * the hold rather than saved and restored: this runs once per expiry.
  * Return: the timeout taken, or NULL.
  */
 static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 {
 	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t;
-	unsigned long irqflags;
 	bool wake = false;
 
-	raw_spin_lock_irqsave(&b->lock, irqflags);
+	lockdep_assert_irqs_enabled();
+	raw_spin_lock_irq(&b->lock);
 	if (wk->cur)
 		wake = finish_locked(wk);
 	if (b->kicked)
 		collect_locked(b);
 	t = take_locked(wk);
-	raw_spin_unlock_irqrestore(&b->lock, irqflags);
+	raw_spin_unlock_irq(&b->lock);
 	if (wake)
 		wake_up_all(&b->w->done_wq);
 	return t;
@@ -1602,12 +1604,11 @@ static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 static void finish(struct hwtimer_worker *wk)
 {
 	struct hwtimer_base *b = wk->b;
-	unsigned long irqflags;
 	bool wake;
 
-	raw_spin_lock_irqsave(&b->lock, irqflags);
+	raw_spin_lock_irq(&b->lock);
 	wake = finish_locked(wk);
-	raw_spin_unlock_irqrestore(&b->lock, irqflags);
+	raw_spin_unlock_irq(&b->lock);
 	if (wake)
 		wake_up_all(&b->w->done_wq);
 }
