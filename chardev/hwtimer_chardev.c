@@ -210,20 +210,20 @@ struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock)
 /* Create the drain wheel of @clock, whose own wheel exists. */
 static int drain_wheel_create(clockid_t clock)
 {
-	struct hwtimer_wheel *w = clock_wheel(clock);
 	struct hwtimer_wheel_params p = {
 		.name = clock == CLOCK_BOOTTIME ? "chardev-drain-boottime" :
 			"chardev-drain-monotonic",
 		.clock = clock,
 	};
+	struct hwtimer_wheel *drain;
 
 	hwtimer_default_wheel_like(&p);
-	p.tick_ns = hwtimer_wheel_tick_ns(w);
+	p.tick_ns = hwtimer_wheel_tick_ns(clock_wheel(clock));
 	p.flags = 0;
-	w = hwtimer_wheel_create(&p);
-	if (IS_ERR(w))
-		return PTR_ERR(w);
-	hwt_drain_wheels[clock == CLOCK_BOOTTIME] = w;
+	drain = hwtimer_wheel_create(&p);
+	if (IS_ERR(drain))
+		return PTR_ERR(drain);
+	hwt_drain_wheels[clock == CLOCK_BOOTTIME] = drain;
 	return 0;
 }
 
