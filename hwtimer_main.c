@@ -17,7 +17,9 @@
  *   unless one that is has          ready list, re-arms the hrtimer to the
  *   been in it for less than        next occupied tick, takes timeouts off
  *   a tick (it collects when        the ready list one by one and runs
- *   it returns)                     their callbacks, re-arms periodic ones
+ *   it returns)                     their callbacks, re-arms periodic ones,
+ *                                   and advances again once the ready
+ *                                   list is empty
  *
  * The hrtimer is absolute and tickless: it is armed to the next occupied
  * tick only and moved earlier when an earlier timeout arrives. When the
@@ -1591,7 +1593,11 @@ static struct hwtimer_timeout *finish_and_take(struct hwtimer_worker *wk)
 	raw_spin_lock_irq(&b->lock);
 	if (wk->cur)
 		wake = finish_locked(wk);
-	if (b->kicked)
+	/*
+	 * A batch is taken before the next is collected: the clock is read
+	 * and the wheel advanced once per batch, not once per expiry.
+	 */
+	if (b->kicked && list_empty(&b->ready))
 		collect_locked(b);
 	t = take_locked(wk);
 	raw_spin_unlock_irq(&b->lock);
