@@ -150,6 +150,7 @@ struct hwtimer_base;
  * @held: @cur is periodic and keeps its place in the wheel's limit
  *	(max_pending) until it is re-armed or cancelled
  * @parked: @cur expired again during this run; queued when it returns
+ * @waited: hwtimer_cancel_sync() waits on done_wq for this run to end
  * @run_start: when @cur was taken, on the wheel's clock
  *
  * Every field but @b and @task is under the base's lock; @seq and @cur are
@@ -166,6 +167,7 @@ struct hwtimer_worker {
 	bool rearmed;
 	bool held;
 	struct hwtimer_timeout *parked;
+	bool waited;
 	u64 run_start;
 };
 
@@ -1179,8 +1181,11 @@ int hwtimer_cancel_sync(struct hwtimer_timeout *t)
 		r = cancel_locked(b, t);
 		if (ret == HWTIMER_NOT_PENDING)
 			ret = r;
-		if (wk)
+		if (wk) {
 			seq = wk->seq;
+			/* Under the lock: finish_locked() sees it, no barrier. */
+			wk->waited = true;
+		}
 		kref_get(&w->ref);
 		raw_spin_unlock_irqrestore(&b->lock, irqflags);
 		annotate_wait(w);
@@ -1487,13 +1492,16 @@ static void drop_run(struct hwtimer_worker *wk)
 /*
  * The callback of @wk->cur returned. Touch the timeout only if it is
  * pending again or a periodic one still held; else it may already be
- * freed. Caller holds b->lock. Return: true if done_wq has waiters to wake.
+ * freed. Caller holds b->lock. Return: true if done_wq has waiters to
+ * wake: a hwtimer_cancel_sync() of this run, or a stop of the wheel. Both
+ * say so under the lock, so finding out takes no barrier.
  */
-static bool finish_locked(struct hwtimer_worker *wk)
+static __always_inline bool finish_locked(struct hwtimer_worker *wk)
 {
 	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t = wk->cur;
 	u64 next, skipped;
+	bool wake;
 
 	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(wk->cur, NULL);
@@ -1518,7 +1526,9 @@ static bool finish_locked(struct hwtimer_worker *wk)
 	}
 	wk->held = false;
 	wk->owner = NULL;
-	return wq_has_sleeper(&b->w->done_wq);
+	wake = wk->waited || b->stopped;
+	wk->waited = false;
+	return wake;
 }
 
 /*
