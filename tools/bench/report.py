@@ -705,13 +705,22 @@ def lib_section(md, R):
                   "BATCH are of the ioctls, other is every call but ioctl "
                   "and read. heap+timerfd is hwtimer_ubench's "
                   "(above: its own count pending, fastest of its rounds), "
-                  "from the same boot.\n")
+                  "from the same boot. Through the rings, a cancel takes "
+                  "its arm back from the submission ring when no drain "
+                  "has copied it yet, and the kernel never hears of the "
+                  "timeout; else the kernel applies the arm and the "
+                  "cancel, and the cancel's completion comes back. Which "
+                  "one depends on where the periodic drain falls: "
+                  "\"reached the kernel\" is the share of the median "
+                  "round's arms that the kernel applied.\n")
         md.append(peer_table(R, ["method", "ns per timeout", "vs BATCH by hand",
-                                 "vs heap+timerfd", "system calls per round",
+                                 "vs heap+timerfd", "reached the kernel (%)",
+                                 "system calls per round",
                                  "ENTER", "BATCH", "read", "other"],
                              "ucost", "ns_per_timeout", LPEERS,
                              [lambda p, v: fmt_ratio(ratio(v, raw)),
                               lambda p, v: fmt_ratio(ratio(v, heap)),
+                              lambda p, v: fmt(R.get("urings", "kernel_pct", p)),
                               lambda p, v: fmt(ring_calls(R, p), 0),
                               sc("enter"), sc("batch"), sc("read"),
                               sc("other")]))

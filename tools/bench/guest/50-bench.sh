@@ -51,8 +51,11 @@ dmesg | grep -E 'BUG:|WARNING:|Call Trace' | sed 's/^/# /'
 # rows beside hwtimer_ubench's, "syscalls name per_timeout k=v..." lines
 # usyscalls rows (k_per_round: that kind's count in one traced run of
 # 262144, total and other among them),
-# "expiry name n delivered early p50 p99 max" lines uexpiry rows (100,000
-# expiries a second through the completion ring and through read()).
+# "kernel name percent" lines urings rows (of the arms of a rings
+# variant's median round, the share that reached the kernel, the others
+# taken back from the submission ring), "expiry name n delivered early p50
+# p99 max" lines uexpiry rows (100,000 expiries a second through the
+# completion ring and through read()).
 lib=$HWTIMER_DIR/bin/hwtimer_lib_bench
 if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 	"$lib" -n 262144 -r 5 >/tmp/libbench.out 2>&1
@@ -66,6 +69,8 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 				continue
 			printf "BENCH,usyscalls,%s_per_round,libhwtimer-%s,262144,%s,calls\n", kv[1], $2, kv[2]
 		} }
+	$1 == "kernel" && NF == 3 && $3 ~ /^[0-9.]+$/ {
+		printf "BENCH,urings,kernel_pct,libhwtimer-%s,262144,%s,%%\n", $2, $3 }
 	$1 == "expiry" && NF == 8 {
 		split("delivered early p50 p99 max", m, " ")
 		split("expiries expiries us us us", u, " ")

@@ -47,6 +47,15 @@
  * The child's one thread is traced; the device backend starts no other.
  * Where ptrace is not allowed, stderr says why and the line is missing.
  *
+ * Through the rings, a cancel of an ARM that no drain has copied yet takes
+ * it back from the submission ring, and the kernel never hears of the
+ * timeout; once a drain has copied it, the cancel is a CANCEL entry that
+ * the kernel applies, and its completion comes back. Which one a timeout
+ * gets depends on where the periodic drain falls, so each rings variant
+ * also prints "kernel name percent": of the arms of its median round, how
+ * many reached the kernel (the context's own count of arms, which
+ * hwtimer_stats() completes with those taken back).
+ *
  * Then EXPIRIES (default 150000; 0 skips) one-shots with deadlines 10 us
  * apart, 100,000 a second, each armed with an absolute deadline 20 ms
  * ahead, at most as many waiting as the rings have slots, and taken back
@@ -258,6 +267,37 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE, LIB_LOOP };
+
+/**
+ * struct round - one timed round of a variant
+ * @ns: how long it took
+ * @seen: arms of the round that reached the kernel (rings only)
+ */
+struct round {
+	uint64_t ns;
+	uint64_t seen;
+};
+
+static int cmp_round(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct round *)a)->ns,
+		       &((const struct round *)b)->ns);
+}
+
+/*
+ * Arms of @h that reached the kernel so far: the context's own count, not
+ * hwtimer_stats()'s, which adds the arms taken back from the rings.
+ */
+static uint64_t kernel_arms(struct hwtimer *h)
+{
+	struct hwtimer_stats_req st;
+
+	memset(&st, 0, sizeof(st));
+	st.clock = CLOCK_MONOTONIC;
+	if (ioctl(hwtimer_fd(h), HWTIMER_IOC_STATS, &st))
+		die("HWTIMER_IOC_STATS", errno);
+	return st.ctx_armed;
+}
 
 static void run_variant(enum variant v, struct hwtimer *h, int fd, uint64_t n)
 {
@@ -531,17 +571,26 @@ static void measure(const char *name, enum variant v, struct hwtimer *h,
 {
 	static struct calls c;
 	struct counted t = { .v = v, .flags = flags, .n = n };
-	uint64_t ns[MAX_ROUNDS], t0;
+	bool rings = fd < 0 && rings_in_use(h);
+	struct round rd[MAX_ROUNDS];
+	uint64_t t0, seen = 0;
 	int k;
 
 	for (k = -1; k < rounds; k++) {
+		if (rings)
+			seen = kernel_arms(h);
 		t0 = now_ns();
 		run_variant(v, h, fd, n);
-		if (k >= 0)
-			ns[k] = now_ns() - t0;
+		if (k < 0)
+			continue;
+		rd[k].ns = now_ns() - t0;
+		rd[k].seen = rings ? kernel_arms(h) - seen : 0;
 	}
-	qsort(ns, rounds, sizeof(ns[0]), cmp_u64);
-	printf("%s %.1f\n", name, (double)ns[rounds / 2] / n);
+	qsort(rd, rounds, sizeof(rd[0]), cmp_round);
+	printf("%s %.1f\n", name, (double)rd[rounds / 2].ns / n);
+	if (rings)
+		printf("kernel %s %.1f\n", name,
+		       100.0 * rd[rounds / 2].seen / n);
 	/* The timerfd backend has a thread of its own: the device's alone. */
 	if (strcmp(hwtimer_backend(h), "device"))
 		return;
