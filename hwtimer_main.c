@@ -146,10 +146,10 @@ struct hwtimer_base;
  * @owner: module pinned for @cur (NULL when none is pinned)
  * @period: @cur's period when its callback started
  * @overruns: period boundaries @cur skipped since its previous run
+ * @parked: @cur expired again during this run; queued when it returns
  * @rearmed: @cur became pending again during this run
  * @held: @cur is periodic and keeps its place in the wheel's limit
  *	(max_pending) until it is re-armed or cancelled
- * @parked: @cur expired again during this run; queued when it returns
  * @waited: hwtimer_cancel_sync() waits on done_wq for this run to end
  * @run_start: when @cur was taken, on the wheel's clock
  *
@@ -164,9 +164,9 @@ struct hwtimer_worker {
 	struct module *owner;
 	u64 period;
 	u64 overruns;
+	struct hwtimer_timeout *parked;
 	bool rearmed;
 	bool held;
-	struct hwtimer_timeout *parked;
 	bool waited;
 	u64 run_start;
 };
