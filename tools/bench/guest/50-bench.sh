@@ -93,6 +93,7 @@ echo_rows() {
 			if ($(i + 1) == "closed") closed = $i
 			if ($(i + 1) == "early,") early = $i
 			if ($(i + 1) == "lost;") lost = $i
+			if ($(i + 1) == "sent" && $(i + 2) == "late,") late = $i
 			if ($i == "p50") p50 = $(i + 1)
 			if ($i == "p99") p99 = $(i + 1)
 			if ($i == "modifies") mods = $(i - 1)
@@ -101,6 +102,7 @@ echo_rows() {
 		printf "BENCH,echo,closed,hwtimer,%s,%s,conns\n", n, closed
 		printf "BENCH,echo,early,hwtimer,%s,%s,conns\n", n, early
 		printf "BENCH,echo,lost,hwtimer,%s,%s,bytes\n", n, lost
+		printf "BENCH,echo,late,hwtimer,%s,%s,conns\n", n, late
 		printf "BENCH,echo,close_p50,hwtimer,%s,%s,ms\n", n, p50
 		printf "BENCH,echo,close_p99,hwtimer,%s,%s,ms\n", n, p99
 		printf "BENCH,echo,modifies,hwtimer,%s,%s,ops\n", n, mods
