@@ -72,7 +72,9 @@
 /* Ids of ring timeouts: the id tag, the generation, the slot index + 1. */
 #define RING_IDX_BITS	24
 #define RING_TAG_SHIFT	44
-#define RING_GEN_MASK	((1U << 20) - 1)
+/* The generation, in place in an id: 1 up to its mask, then 1 again. */
+#define RING_GEN_ONE	(1ULL << RING_IDX_BITS)
+#define RING_GEN_FIELD	(((1ULL << 20) - 1) << RING_IDX_BITS)
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64
 
@@ -80,10 +82,10 @@ enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING, SLOT_STASHED };
 
 /**
  * struct hwt_slot - one slot of the rings, as the library sees it
- * @id: id of the timeout it serves (ACTIVE) or served
+ * @id: id of the timeout it serves (ACTIVE) or served, whose generation
+ *	the next timeout of the slot takes one further
  * @user_data: the caller's, returned as each expiry's cookie
  * @deadline: absolute on CLOCK_MONOTONIC: the deadline, moved by modify
- * @gen: generation of @id
  * @next: next FREE slot
  * @sq_pos: index of the slot's last ARM entry in the submission ring
  * @state: SLOT_*
@@ -96,7 +98,6 @@ struct hwt_slot {
 	uint64_t id;
 	uint64_t user_data;
 	uint64_t deadline;
-	uint32_t gen;
 	uint32_t next;
 	uint32_t sq_pos;
 	uint8_t state;
@@ -137,6 +138,9 @@ struct hwt_slot {
  * @unkicked: entries were written since hwtimer__ring_kick() last made
  *	sure the kernel drains them
  * @retract: the kernel lets the sq tail move back (HWTIMER_RING_F_RETRACT)
+ * @takeback: the kernel publishes its claim, so a cancel may take an ARM
+ *	back
+ * @id_base: the id tag in place in an id
  * @now: ring_now()'s reading for the ops under way, or 0
  * @sq_head_seen: the kernel's sq head as last read: at or behind it
  */
@@ -169,6 +173,8 @@ struct hwt_ring {
 	uint32_t sq_head_seen;
 	bool unkicked;
 	bool retract;
+	bool takeback;
+	uint64_t id_base;
 };
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -201,6 +207,8 @@ static void ring_map(struct hwt_ring *r)
 	r->cqes = (struct hwtimer_event *)(r->mem + r->setup.cqes);
 	r->retract = r->sq_claim &&
 		     (r->setup.features & HWTIMER_RING_F_RETRACT);
+	r->takeback = !!r->sq_claim;
+	r->id_base = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT;
 }
 
 int hwtimer__ring_init(struct hwtimer *h)
@@ -253,8 +261,11 @@ int hwtimer__ring_init(struct hwtimer *h)
 	r->mem = m;
 	ring_map(r);
 	r->free_head = r->setup.slots;
-	for (i = r->setup.slots; i--;)
+	for (i = r->setup.slots; i--;) {
+		/* Generation 0, which no timeout gets. */
+		r->slots[i].id = r->id_base | (i + 1);
 		slot_free(r, i);
+	}
 	r->proc = hwtimer__proc();
 	h->ring = r;
 	return 0;
@@ -660,6 +671,21 @@ static void slots_refill(struct hwtimer *h)
 	cq_take_all(h);
 }
 
+/* Fill entry @e of the submission ring, in place. */
+static __always_inline void sqe_fill(struct hwtimer_sqe *e, uint32_t op,
+				     uint32_t slot, uint64_t deadline,
+				     uint64_t cookie)
+{
+	e->op = op;
+	e->flags = 0;
+	e->slot = slot;
+	e->resv = 0;
+	e->deadline_ns = deadline;
+	e->period_ns = 0;
+	e->cookie = cookie;
+	e->reserved = 0;
+}
+
 /*
  * Write an entry, in place, into a submission ring with room for it; the
  * caller kicks the kernel once its ops are in.
@@ -669,16 +695,9 @@ static inline uint32_t sq_write(struct hwt_ring *r, uint32_t op,
 				uint64_t cookie)
 {
 	uint32_t tail = *r->sq_tail;
-	struct hwtimer_sqe *e = &r->sqes[tail & (r->setup.sq_entries - 1)];
 
-	e->op = op;
-	e->flags = 0;
-	e->slot = slot;
-	e->resv = 0;
-	e->deadline_ns = deadline;
-	e->period_ns = 0;
-	e->cookie = cookie;
-	e->reserved = 0;
+	sqe_fill(&r->sqes[tail & (r->setup.sq_entries - 1)], op, slot,
+		 deadline, cookie);
 	/* The entry is written before the kernel can see the new tail. */
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
 	r->unkicked = true;
@@ -753,6 +772,38 @@ static inline uint64_t abs_of(struct hwt_ring *r, uint64_t deadline,
 }
 
 /*
+ * Take the first FREE slot, which the caller found there, off the list
+ * for a timeout at absolute @deadline: its next id, its data. It is ACTIVE
+ * once slot_armed() is told where its ARM went.
+ */
+static __always_inline struct hwt_slot *slot_take(struct hwt_ring *r,
+						  uint64_t deadline,
+						  uint64_t user_data)
+{
+	struct hwt_slot *s = &r->slots[r->free_head];
+	uint64_t id = s->id + RING_GEN_ONE;
+
+	/* The generation wrapped: take its carry back out of the tag. */
+	if (!(id & RING_GEN_FIELD))
+		id += RING_GEN_ONE - (1ULL << RING_TAG_SHIFT);
+	s->id = id;
+	s->user_data = user_data;
+	s->deadline = deadline;
+	r->free_head = s->next;
+	return s;
+}
+
+/* Slot @s's ARM is at ring index @pos: it is ACTIVE. */
+static __always_inline void slot_armed(struct hwt_ring *r, struct hwt_slot *s,
+				       uint32_t pos)
+{
+	s->sq_pos = pos;
+	s->state = SLOT_ACTIVE;
+	s->takeback = r->takeback;
+	s->maybe_nop = false;
+}
+
+/*
  * Serve a one-shot at @deadline with @flags from the first FREE slot,
  * which the caller found there: write its ARM. Return: the slot, ACTIVE,
  * or NULL if the submission ring stayed full (the slot stays FREE).
@@ -763,26 +814,16 @@ static __always_inline struct hwt_slot *slot_arm(struct hwtimer *h,
 						 unsigned int flags,
 						 uint64_t user_data)
 {
-	uint32_t i = r->free_head;
-	struct hwt_slot *s = &r->slots[i];
-
-	s->gen = (s->gen + 1) & RING_GEN_MASK;
-	if (!s->gen)
-		s->gen = 1;
-	s->id = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT |
-		(uint64_t)s->gen << RING_IDX_BITS | (i + 1);
-	s->user_data = user_data;
-	s->deadline = abs_of(r, deadline, flags);
 	/* Off the list first: making room in the ring may free slots. */
-	r->free_head = s->next;
+	struct hwt_slot *s = slot_take(r, abs_of(r, deadline, flags),
+				       user_data);
+	uint32_t i = s - r->slots;
+
 	if (sq_full(r) && sq_make_room(h)) {
 		slot_free(r, i);
 		return NULL;
 	}
-	s->sq_pos = sq_write(r, HWTIMER_SQE_ARM, i, s->deadline, s->id);
-	s->state = SLOT_ACTIVE;
-	s->takeback = !!r->sq_claim;
-	s->maybe_nop = false;
+	slot_armed(r, s, sq_write(r, HWTIMER_SQE_ARM, i, s->deadline, s->id));
 	return s;
 }
 
@@ -903,25 +944,17 @@ static noinline __cold int room_for(struct hwtimer *h, struct hwt_slot *s)
 }
 
 /*
- * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE or
- * STASHED slot @s.
- * Return: HWTIMER_RESULT_*, or a negative errno when the submission ring
- * stayed full.
+ * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE slot @s
+ * whose ARM was not taken back: through an entry, unless it is due.
+ * Return: as slot_cancel_modify().
  */
-static __always_inline int slot_cancel_modify(struct hwtimer *h,
-					      struct hwt_ring *r, uint32_t i,
-					      bool cancel, uint64_t deadline,
-					      unsigned int flags)
+static __always_inline int slot_send(struct hwtimer *h, struct hwt_ring *r,
+				     uint32_t i, bool cancel,
+				     uint64_t deadline, unsigned int flags)
 {
 	struct hwt_slot *s = &r->slots[i];
 	int ret;
 
-	/* Its last record waits in the stash. */
-	if (s->state == SLOT_STASHED)
-		return HWTIMER_RESULT_FIRED;
-	/* No drain saw the arm: it never fires, whatever its deadline. */
-	if (cancel && take_back(r, i))
-		return HWTIMER_RESULT_CANCELLED;
 	/*
 	 * Due: the kernel fires it, if it has not yet; unless a take-back
 	 * raced the drain, which may have copied the NOP: only the CANCEL's
@@ -944,6 +977,26 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 	}
 	s->deadline = deadline;
 	return HWTIMER_RESULT_MODIFIED;
+}
+
+/*
+ * Cancel (@cancel) or modify to @deadline with @flags the ACTIVE or
+ * STASHED slot @i.
+ * Return: HWTIMER_RESULT_*, or a negative errno when the submission ring
+ * stayed full.
+ */
+static __always_inline int slot_cancel_modify(struct hwtimer *h,
+					      struct hwt_ring *r, uint32_t i,
+					      bool cancel, uint64_t deadline,
+					      unsigned int flags)
+{
+	/* Its last record waits in the stash. */
+	if (r->slots[i].state == SLOT_STASHED)
+		return HWTIMER_RESULT_FIRED;
+	/* No drain saw the arm: it never fires, whatever its deadline. */
+	if (cancel && take_back(r, i))
+		return HWTIMER_RESULT_CANCELLED;
+	return slot_send(h, r, i, cancel, deadline, flags);
 }
 
 /* Cancel or modify of ring id @op->id. */
@@ -1014,9 +1067,11 @@ unsigned int hwtimer__ring_run(struct hwtimer *h,
 	return i;
 }
 
-int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
-		      uint64_t period_ns, unsigned int flags,
-		      uint64_t user_data, uint64_t *id)
+/* hwtimer__ring_arm() where its fast path does not serve the arm. */
+static noinline int ring_arm_slow(struct hwtimer *h, int clock,
+				  uint64_t deadline_ns, uint64_t period_ns,
+				  unsigned int flags, uint64_t user_data,
+				  uint64_t *id)
 {
 	struct hwt_ring *r = h->ring;
 	struct hwt_slot *s;
@@ -1040,10 +1095,77 @@ general:
 			       user_data, id);
 }
 
-int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
+/* The fast path's arm of slot @s is written, and the kernel asks for ENTER. */
+static noinline __cold int ring_arm_enter(struct hwtimer *h,
+					  const struct hwt_slot *s,
+					  uint64_t *id)
+{
+	int ret;
+
+	h->ring->unkicked = true;
+	ret = ring_kick_mine(h, h->ring);
+	if (!ret && id)
+		*id = s->id;
+	return ret;
+}
+
+/*
+ * The common arm, an absolute one-shot on CLOCK_MONOTONIC with a FREE slot
+ * and room in the submission ring, takes no clock read and makes no call:
+ * slot_arm() and ring_kick_mine() written out for that case alone. Every
+ * other arm goes on to ring_arm_slow() with a tail call.
+ */
+int hwtimer__ring_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
+		      uint64_t period_ns, unsigned int flags,
+		      uint64_t user_data, uint64_t *id)
 {
 	struct hwt_ring *r = h->ring;
-	int ret, kick;
+	struct hwt_slot *s;
+	uint32_t i, tail;
+
+	if (hwtimer__fork_unwatched || r->proc != hwtimer__fork_gen ||
+	    clock != CLOCK_MONOTONIC || period_ns ||
+	    flags != HWTIMER_ARM_ABS || r->free_head == r->setup.slots)
+		goto slow;
+	tail = *r->sq_tail;
+	/* Full as far as the last head read tells: sq_full() reads it. */
+	if (tail - r->sq_head_seen >= r->setup.sq_entries)
+		goto slow;
+	i = r->free_head;
+	s = slot_take(r, deadline_ns, user_data);
+	sqe_fill(&r->sqes[tail & (r->setup.sq_entries - 1)], HWTIMER_SQE_ARM,
+		 i, deadline_ns, s->id);
+	/* The entry is written before the kernel can see the new tail. */
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	slot_armed(r, s, tail);
+	/* As ring_kick_mine(): pairs with the kernel's barrier. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
+	    HWTIMER_RING_NEED_WAKEUP)
+		return ring_arm_enter(h, s, id);
+	r->unkicked = false;
+	if (id)
+		*id = s->id;
+	return 0;
+slow:
+	return ring_arm_slow(h, clock, deadline_ns, period_ns, flags,
+			     user_data, id);
+}
+
+/* Outcome @ret of an op of a single call, kicked: the kick's error wins. */
+static inline int ring_kick_after(struct hwtimer *h, struct hwt_ring *r,
+				  int ret)
+{
+	int kick = ring_kick_mine(h, r);
+
+	return ret < 0 || !kick ? ret : kick;
+}
+
+/* hwtimer__ring_cancel() where its fast path does not serve the cancel. */
+static noinline int ring_cancel_slow(struct hwtimer *h, uint64_t id)
+{
+	struct hwt_ring *r = h->ring;
+	int ret;
 	uint32_t i;
 
 	ret = ring_id_check(r, id);
@@ -1054,9 +1176,35 @@ int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 	i = lookup_idx(r, id);
 	if (i == NO_SLOT)
 		return -ENOENT;
-	ret = slot_cancel_modify(h, r, i, true, 0, 0);
-	kick = ring_kick_mine(h, r);
-	return ret < 0 || !kick ? ret : kick;
+	return ring_kick_after(h, r, slot_cancel_modify(h, r, i, true, 0, 0));
+}
+
+/* The fast path's cancel of ACTIVE slot @i did not take its ARM back. */
+static noinline int ring_cancel_send(struct hwtimer *h, uint32_t i)
+{
+	return ring_kick_after(h, h->ring,
+			       slot_send(h, h->ring, i, true, 0, 0));
+}
+
+/*
+ * The common cancel, of an ACTIVE slot of this process's rings with every
+ * entry kicked, makes no call when it takes the ARM back: slot_cancel_modify()
+ * and ring_kick_mine() written out for that case. Every other cancel goes
+ * on with a tail call.
+ */
+int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
+{
+	struct hwt_ring *r = h->ring;
+	uint64_t i = (id & (RING_GEN_ONE - 1)) - 1;
+
+	if (hwtimer__fork_unwatched || r->proc != hwtimer__fork_gen ||
+	    id >> RING_TAG_SHIFT != r->setup.id_tag || i >= r->setup.slots ||
+	    r->slots[i].id != id || r->slots[i].state != SLOT_ACTIVE ||
+	    r->unkicked)
+		return ring_cancel_slow(h, id);
+	if (take_back(r, i))
+		return HWTIMER_RESULT_CANCELLED;
+	return ring_cancel_send(h, i);
 }
 
 void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)

@@ -352,6 +352,51 @@ static const char *retract_claimed(struct hwtimer *h, uint64_t a, uint64_t b)
 	return expiries(h, 0);
 }
 
+/* Timeouts a slot serves before its ids come round again. */
+#define GEN_CYCLE	((1U << 20) - 1)
+
+/*
+ * A slot armed and cancelled again and again, absolute arms taking the
+ * fast path and relative ones the general one, runs through every
+ * generation and wraps: each id is new until the cycle is complete, keeps
+ * the rings' tag and the slot's index (its cancel finds it), and the
+ * cycle's next id is its first.
+ */
+static const char *gen_wrap(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint64_t first = 0, prev = 0, id, at = 0;
+	struct timespec ts;
+	unsigned int i;
+
+	for (i = 0; i <= GEN_CYCLE; i++) {
+		if (i % 2) {
+			if (hwtimer_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0,
+					COOKIE_A, &id))
+				return "a relative arm failed";
+		} else {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			at = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec +
+			     FAR_NS;
+			if (hwtimer_arm(h, CLOCK_MONOTONIC, at, 0,
+					HWTIMER_ARM_ABS, COOKIE_A, &id))
+				return "an absolute arm failed";
+		}
+		if (!i)
+			first = id;
+		else if (i < GEN_CYCLE && (id == prev || id == first))
+			return "an id came again within the cycle";
+		if ((id ^ first) >> 44)
+			return "an id lost the rings' tag";
+		if ((id ^ first) & ((1ULL << 24) - 1))
+			return "the slot's index changed";
+		if (hwtimer_cancel(h, id) != HWTIMER_RESULT_CANCELLED)
+			return "a cancel did not answer CANCELLED";
+		prev = id;
+	}
+	return id != first ? "the cycle's next id is not its first" :
+	       expiries(h, 0);
+}
+
 /*
  * Run check @fn on a fresh context with timeouts A and B claimed
  * (claimed_pair()), its submission ring filled up first if @full.
@@ -390,6 +435,7 @@ int main(void)
 		{ retract, false, "arms cancelled before a drain are retracted, NOPs with them" },
 		{ retract_raced, false, "a drain that read the tail before a retraction" },
 		{ retract_claimed, false, "cancel of an ARM a drain claimed: armed, cancelled" },
+		{ gen_wrap, false, "ids of a slot through every generation and round" },
 	};
 	unsigned int i;
 
