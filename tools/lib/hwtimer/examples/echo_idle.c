@@ -30,9 +30,10 @@
  * back. A client too slow to keep its own schedule may send a byte IDLE
  * or more after the one before: the server may then rightly close the
  * connection first, and lose the byte. Such a connection goes silent and
- * is left out of those two checks (it must still close); the summary
- * counts them as "sent late". RLIMIT_NOFILE is raised to what CONNS needs; where the hard limit
- * cannot be raised, CONNS is lowered to fit and the summary says so.
+ * is left out of those two checks and of the close-after-idle figures (it
+ * must still close); the summary counts them as "sent late". RLIMIT_NOFILE
+ * is raised to what CONNS needs; where the hard limit cannot be raised,
+ * CONNS is lowered to fit and the summary says so.
  * BACKEND is auto (default), device or timerfd.
  */
 #define _GNU_SOURCE
@@ -468,10 +469,14 @@ static int cmp_u64(const void *a, const void *b)
 static int cli_report(struct client *cl, const struct opts *o,
 		      const struct srv_stats *st, const char *note)
 {
-	uint64_t *late = calloc(cl->n, sizeof(*late)), sent = 0, lost = 0;
-	unsigned int i, early = 0, nclosed = 0, active = 0;
+	uint64_t *after = calloc(cl->n, sizeof(*after)), sent = 0, lost = 0;
+	unsigned int i, early = 0, nclosed = 0, nafter = 0, active = 0;
 	struct cconn *c;
 
+	if (!after) {
+		fprintf(stderr, "echo_idle: out of memory\n");
+		return 1;
+	}
 	for (i = 0; i < cl->n; i++) {
 		c = &cl->c[i];
 		sent += c->sent;
@@ -480,14 +485,16 @@ static int cli_report(struct client *cl, const struct opts *o,
 			lost += c->sent - c->echoed;
 		if (c->fd >= 0)
 			continue;
+		nclosed++;
+		/* Its close may rightly come before IDLE after its last byte. */
 		if (c->late)
 			continue;
 		if (c->closed - c->last < o->idle_ns)
 			early++;
 		else
-			late[nclosed++] = c->closed - c->last - o->idle_ns;
+			after[nafter++] = c->closed - c->last - o->idle_ns;
 	}
-	qsort(late, nclosed, sizeof(*late), cmp_u64);
+	qsort(after, nafter, sizeof(*after), cmp_u64);
 	printf("echo_idle: %s%s%u connections (%u sent), idle %llu ms: ",
 	       st ? st->backend : "", st ? " backend, " : "", cl->n, active,
 	       (unsigned long long)(o->idle_ns / MS));
@@ -496,8 +503,8 @@ static int cli_report(struct client *cl, const struct opts *o,
 	printf("%llu bytes sent, %llu lost; ", (unsigned long long)sent,
 	       (unsigned long long)lost);
 	printf("close after idle p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-	       pct(late, nclosed, 50) / 1e6, pct(late, nclosed, 99) / 1e6,
-	       pct(late, nclosed, 100) / 1e6);
+	       pct(after, nafter, 50) / 1e6, pct(after, nafter, 99) / 1e6,
+	       pct(after, nafter, 100) / 1e6);
 	if (st)
 		printf("; server: %llu modifies in %llu submits, %llu expiries, %llu re-armed",
 		       (unsigned long long)st->modifies,
@@ -505,7 +512,7 @@ static int cli_report(struct client *cl, const struct opts *o,
 		       (unsigned long long)st->expiries,
 		       (unsigned long long)st->rearms);
 	printf("%s\n", note);
-	free(late);
+	free(after);
 	return early || cl->open || lost ? 1 : 0;
 }
 
