@@ -12,7 +12,10 @@
  * names them by index, so a cancel needs no answer from the arm.
  *
  * The submission ring is drained by a periodic timeout of the context, one
- * wheel tick apart, or at once by HWTIMER_IOC_ENTER. The periodic drain
+ * wheel tick apart, or at once by HWTIMER_IOC_ENTER; a periodic drain
+ * leaves far ARMs written since the drain before it to the next one
+ * (drain_bound()), so that most timeouts cancelled soon after their arm
+ * are taken back from the ring. The periodic drain
  * runs on a wheel of its own with a single base, whose workers may run on
  * any CPU (hwtimer_cdev_drain_wheel()): a per-CPU base's workers run on its
  * CPU, and a drain there would take the time of the thread filling the
@@ -137,11 +140,12 @@
  * @cq_reserved: places of the completion ring kept for the drain under
  *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
- *	@dropped, @drain_on and @idle_drains
+ *	@sq_seen, @dropped, @drain_on and @idle_drains
  * @drain: the periodic drain, a tick apart, on the clock's drain wheel
  * @drain_on: @drain is armed, or its running callback re-arms it
  * @idle_drains: periodic drains in a row that consumed nothing
  * @sq_next: the kernel's sq head: next entry to consume
+ * @sq_seen: the sq tail as the last drain read it
  * @flags: the kernel's copy of the header flags
  * @dropped: times the sq tail was found impossible and skipped to
  * @cq_next: the kernel's cq tail, under ctx->wqh.lock
@@ -179,6 +183,7 @@ struct hwt_ring {
 	bool drain_on;
 	u32 idle_drains;
 	u32 sq_next;
+	u32 sq_seen;
 	u32 flags;
 	u32 dropped;
 	u32 cq_next;
@@ -832,14 +837,48 @@ static void cq_unreserve(struct hwt_ring *r)
 }
 
 /*
+ * How many of the @n entries from r->sq_next a periodic drain consumes.
+ * Those the last drain saw in the ring are due. Of those written since,
+ * an ARM whose deadline is more than two ticks away and a NOP may wait for
+ * the next drain, a tick later, as long as every entry after them may too:
+ * a timeout cancelled meanwhile is taken back from the ring and never
+ * reaches the wheel, and one that is not enters the wheel before its
+ * deadline is near. Any other entry is due, with all before it. Entries
+ * are read here only to choose the bound, which userspace's writes can
+ * only make nearer or further: those consumed are copied and checked
+ * after the claim like any other.
+ */
+static u32 drain_bound(struct hwt_ring *r, u32 n)
+{
+	s32 seen = r->sq_seen - r->sq_next;
+	u32 old = seen > 0 ? seen : 0, i, op;
+	const struct hwtimer_sqe *e;
+	u64 near;
+
+	if (old >= n)
+		return n;
+	near = hwtimer_wheel_now(r->w) + 2 * hwtimer_wheel_tick_ns(r->w);
+	for (i = n; i > old; i--) {
+		e = &r->sqes[(r->sq_next + i - 1) & (r->sq_entries - 1)];
+		op = READ_ONCE(e->op);
+		if (op != HWTIMER_SQE_NOP &&
+		    (op != HWTIMER_SQE_ARM || READ_ONCE(e->deadline_ns) < near))
+			break;
+	}
+	return i;
+}
+
+/*
  * Consume what the sq tail, read once, says is there, at most the ring's
- * size: copy and check it once into r->win, pair ARMs with CANCELs when the
- * completion ring has room for all of it, then apply it a chunk at a time.
- * Caller holds drain_mutex, which is dropped while waiting for a slot's
- * callback; the drain ends there, as another may have run meanwhile.
+ * size, and for a periodic drain (@all false) no further than
+ * drain_bound(): copy and check it once into r->win, pair ARMs with
+ * CANCELs when the completion ring has room for all of it, then apply it
+ * a chunk at a time. Caller holds drain_mutex, which is dropped while
+ * waiting for a slot's callback; the drain ends there, as another may
+ * have run meanwhile.
  * Return: entries consumed.
  */
-static u32 ring_drain(struct hwt_ring *r)
+static u32 ring_drain(struct hwt_ring *r, bool all)
 {
 	/* Pairs with userspace's release of the entries it wrote. */
 	u32 tail = smp_load_acquire(r->sq_tail);
@@ -852,17 +891,21 @@ static u32 ring_drain(struct hwt_ring *r)
 		r->dropped++;
 		WRITE_ONCE(*r->sq_dropped, r->dropped);
 		r->sq_next = tail;
+		r->sq_seen = tail;
 		/* As below, though nothing was read. */
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
+	if (!all)
+		n = drain_bound(r, n);
+	r->sq_seen = tail;
 	/*
 	 * Claim the entries before copying them: userspace may take back an
 	 * entry at or past the claim by making it a NOP, then a full barrier,
 	 * then a load of the claim. Either it sees this claim (and leaves the
 	 * entry to the drain) or the copy below sees its NOP.
 	 */
-	WRITE_ONCE(*r->sq_claim, tail);
+	WRITE_ONCE(*r->sq_claim, r->sq_next + n);
 	/* Pairs with userspace's barrier between its NOP and its load. */
 	smp_mb();
 	/*
@@ -931,7 +974,7 @@ static void ring_drain_fn(struct hwtimer_timeout *t)
 	u32 n;
 
 	mutex_lock(&r->drain_mutex);
-	n = ring_drain(r);
+	n = ring_drain(r, false);
 	if (n)
 		r->idle_drains = 0;
 	else if (++r->idle_drains >= HWT_RING_IDLE_DRAINS)
@@ -966,7 +1009,7 @@ long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
 	if (mutex_lock_interruptible(&r->drain_mutex))
 		return -EINTR;
 	set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
-	n = ring_drain(r);
+	n = ring_drain(r, true);
 	drain_start(r);
 	mutex_unlock(&r->drain_mutex);
 	return n;

@@ -351,7 +351,10 @@ struct hwtimer_event {
  * kernel through mmap(): userspace writes entries (struct hwtimer_sqe) into
  * the submission ring and moves its tail; the kernel drains it once a wheel
  * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
- * hwtimer_event) into the completion ring. Ring timeouts are named by slot,
+ * hwtimer_event) into the completion ring. The periodic drain may leave an
+ * ARM whose deadline is more than two ticks away, and a NOP, to the next
+ * one when it was written after the last drain and only such entries
+ * follow it. Ring timeouts are named by slot,
  * an index in [0, slots) the caller chooses, so an arm needs no answer
  * before the slot can be cancelled. Indices are free-running __u32 counters;
  * an entry's place is its index modulo the ring's size.
@@ -411,8 +414,8 @@ struct hwtimer_event {
  *	to give, and a process that takes its records from the completion
  *	ring need not call it
  * @sq_claim: in: must be 0; out: offset of the __u32 claim (kernel
- *	writes): the sq tail as a drain read it, stored before the drain
- *	copies any entry. An entry at index i not yet consumed may be taken
+ *	writes): the index up to which a drain consumes, at most the sq
+ *	tail as it read it, stored before the drain copies any entry. An entry at index i not yet consumed may be taken
  *	back by rewriting its @op to %HWTIMER_SQE_NOP, then a full barrier,
  *	then a load of the claim: if the claim is not past i ((__s32)(claim
  *	- i) <= 0), no drain copied the entry before the NOP and none will

@@ -5009,6 +5009,100 @@ TEST_F(ctx, ring_pause_needs_no_enter)
 	}
 }
 
+/* No claim a drain publishes: claims are indices near the tail. */
+#define CLAIM_NONE	0x80000000U
+
+/*
+ * The claim of the next drain: CLAIM_NONE stored in its place, then
+ * polled without sleeping until a drain replaces it; CLAIM_NONE if none
+ * did within WAIT_MS.
+ */
+static uint32_t next_claim(struct ring *r)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+	uint32_t c;
+
+	__atomic_store_n(r->sq_claim, CLAIM_NONE, __ATOMIC_SEQ_CST);
+	while ((c = __atomic_load_n(r->sq_claim, __ATOMIC_ACQUIRE)) ==
+	       CLAIM_NONE && now_ns(CLOCK_MONOTONIC) < end)
+		sched_yield();
+	return c;
+}
+
+/*
+ * A periodic drain leaves an ARM more than two ticks ahead, written since
+ * the drain before it, to the next drain: its claim stops before it, so
+ * userspace may still take it back; the next drain consumes it without an
+ * ENTER. An ARM whose deadline has passed is claimed by the first drain
+ * that reads it. ENTER consumes both at once.
+ *
+ * Timing: a trial sees the first drain after its push unless it stalls
+ * for a tick between two polls of the claim (it then sees a later drain's
+ * claim), or a drain reads the tail just before the push and publishes
+ * its claim just after the poll begins; 3 of 5 trials must see it.
+ */
+TEST_F(ctx, ring_young_far_arm)
+{
+	struct hwtimer_event ev;
+	int trial, far_left = 0, near_claimed = 0;
+	uint64_t end;
+	struct ring r;
+	uint32_t p;
+
+	ring_open(_metadata, self->fd, &r, 8, 8, RING_SLOTS);
+	for (trial = 0; trial < 5; trial++) {
+		/* An ENTER (re)starts the drain and consumes all. */
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_NOP }) == 0);
+		ASSERT_TRUE(ring_enter(self->fd) >= 0);
+		p = *r.sq_tail;
+		ASSERT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) == p);
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = 1, .cookie = trial,
+			.deadline_ns = now_ns(CLOCK_MONOTONIC) +
+				       10000 * MS }) == 0);
+		far_left += next_claim(&r) == p;
+		/* The next drains consume it, no ENTER needed. */
+		end = now_ns(CLOCK_MONOTONIC) + WAIT_MS * MS;
+		while (__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) == p &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			sleep_ms(1);
+		EXPECT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) ==
+			    p + 1) {
+			TH_LOG("trial %d: the far ARM was not consumed", trial);
+		}
+		EXPECT_TRUE(stats_pending(self->fd) == 1);
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_CANCEL, .slot = 1,
+			.cookie = trial }) == 0);
+		ring_submit(_metadata, self->fd, &r);
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+		EXPECT_TRUE(is_completion(&ev, HWTIMER_SQE_CANCEL,
+					  HWTIMER_RESULT_CANCELLED));
+
+		/* A passed deadline: claimed by the first drain. */
+		p = *r.sq_tail;
+		ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+			.op = HWTIMER_SQE_ARM, .slot = 2, .cookie = trial,
+			.deadline_ns = 1 }) == 0);
+		near_claimed += next_claim(&r) == p + 1;
+		ASSERT_TRUE(cq_wait(self->fd, &r, &ev, WAIT_MS));
+		EXPECT_TRUE(ev.id == 2 && ev.cookie == (uint64_t)trial);
+	}
+	EXPECT_TRUE(far_left >= 3 && near_claimed >= 3) {
+		TH_LOG("first drains that left the far ARM: %d of 5; that claimed the passed one: %d of 5",
+		       far_left, near_claimed);
+	}
+	/* ENTER takes a young far ARM at once. */
+	ASSERT_TRUE(ring_push(&r, &(struct hwtimer_sqe){
+		.op = HWTIMER_SQE_ARM, .slot = 3,
+		.deadline_ns = now_ns(CLOCK_MONOTONIC) + 10000 * MS }) == 0);
+	EXPECT_TRUE(ring_enter(self->fd) >= 0);
+	EXPECT_TRUE(__atomic_load_n(r.sq_head, __ATOMIC_ACQUIRE) ==
+		    *r.sq_tail);
+	EXPECT_TRUE(stats_pending(self->fd) == 1);
+}
+
 /* Arm the @n slots from 0 to fire together @ms from now, through ENTER. */
 static void arm_slots(struct __test_metadata *_metadata, int fd,
 		      struct ring *r, int n, unsigned int ms)
