@@ -20,6 +20,9 @@
  *	ACTIVE --its last record stashed--> STASHED --handed out--> FREE
  *	ACTIVE --cancel--> DRAINING --the kernel's slot is idle--> FREE
  *	ACTIVE --cancel, its ARM taken back before a drain claimed it--> FREE
+ *	ACTIVE --cancel in a submit: its ARM made a NOP--> TAKING
+ *	TAKING --the barrier: no drain claimed the ARM--> FREE
+ *	TAKING --the barrier: a drain may have copied it--> ACTIVE, cancelled
  *
  * and is armed again only once FREE, so every entry that named it before
  * is ahead of the new arm in the ring, which the kernel consumes in order
@@ -78,7 +81,10 @@
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64
 
-enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING, SLOT_STASHED };
+/* Cancels of a submit whose take-backs share a barrier (tb_resolve()). */
+#define RING_TB_BATCH	64
+
+enum { SLOT_FREE, SLOT_ACTIVE, SLOT_DRAINING, SLOT_STASHED, SLOT_TAKING };
 
 /**
  * struct hwt_slot - one slot of the rings, as the library sees it
@@ -143,6 +149,8 @@ struct hwt_slot {
  * @id_base: the id tag in place in an id
  * @now: ring_now()'s reading for the ops under way, or 0
  * @sq_head_seen: the kernel's sq head as last read: at or behind it
+ * @tb_ops: cancels of the submit under way whose slots are TAKING
+ * @tb_n: ops in @tb_ops
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -175,6 +183,8 @@ struct hwt_ring {
 	bool retract;
 	bool takeback;
 	uint64_t id_base;
+	struct hwtimer_batch_op *tb_ops[RING_TB_BATCH];
+	uint32_t tb_n;
 };
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -618,6 +628,8 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 	return n;
 }
 
+static void tb_resolve(struct hwtimer *h);
+
 /*
  * Make room in a full submission ring: ENTER, and if the kernel cannot
  * consume for lack of room in the completion ring, take the records off
@@ -628,6 +640,9 @@ static noinline __cold int sq_make_room(struct hwtimer *h)
 	struct hwt_ring *r = h->ring;
 	struct hwtimer_event ev;
 	int tries, ret;
+
+	/* Records may name TAKING slots: settle them first. */
+	tb_resolve(h);
 
 	for (tries = 0; sq_full(r) && tries < RING_FULL_TRIES; tries++) {
 		ret = ring_enter(h);
@@ -664,6 +679,10 @@ static void slots_refill(struct hwtimer *h)
 {
 	struct hwt_ring *r = h->ring;
 
+	/* Taken back, they are FREE; records may name them. */
+	tb_resolve(h);
+	if (r->free_head != r->setup.slots)
+		return;
 	cq_take_all(h);
 	if (r->free_head != r->setup.slots)
 		return;
@@ -861,10 +880,9 @@ static inline bool not_past(uint32_t claim, uint32_t pos)
 }
 
 /*
- * Where the sq tail may move back to from @to, the place of the NOP just
- * written at the end of the ring: below the NOPs before it that no drain
- * had claimed by @claim. Each NOP is passed over here at most until it is
- * retracted or claimed.
+ * Where the sq tail may move back to from @to: below the NOPs that end
+ * the ring and that no drain had claimed by @claim. Each NOP is passed
+ * over here at most until it is retracted or claimed.
  */
 static inline uint32_t retract_to(const struct hwt_ring *r, uint32_t claim,
 				  uint32_t to)
@@ -878,50 +896,91 @@ static inline uint32_t retract_to(const struct hwt_ring *r, uint32_t claim,
 }
 
 /*
- * Cancel ACTIVE slot @i by taking its ARM back, if no drain has claimed
- * it: rewrite the entry to a NOP, then a full barrier, then look at the
- * claim again (pairs with the kernel's barrier between its claim and its
- * copy). The slot is then free at once, and neither the kernel nor the
- * completion ring hears of the timeout. A claim that moved past the entry
- * meanwhile leaves it unknown whether the drain copied the ARM or the
- * NOP: the caller's CANCEL settles it.
- *
- * When the kernel allows it, the NOPs that now end the ring are retracted
- * in the same step: the tail moves back before the barrier, and the same
- * look at the claim tells whether a drain may still consume them (the
- * tail is put back) or none will (their places are free again), so a
- * timeout armed and cancelled between two drains leaves nothing behind.
- * Return: whether the ARM was taken back.
+ * Whether the ARM of ACTIVE slot @s may be taken back: the rings publish
+ * a claim, and no drain had claimed the ARM by the claim read now. Only
+ * then is its place sure to hold it.
  */
-static __always_inline bool take_back(struct hwt_ring *r, uint32_t i)
+static __always_inline bool takeback_open(const struct hwt_ring *r,
+					  const struct hwt_slot *s)
 {
-	struct hwt_slot *s = &r->slots[i];
-	uint32_t claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
-	uint32_t tail = *r->sq_tail, to = tail, pos = s->sq_pos;
-	struct hwtimer_sqe *e;
+	return s->takeback &&
+	       not_past(__atomic_load_n(r->sq_claim, __ATOMIC_RELAXED),
+			s->sq_pos);
+}
 
-	if (!s->takeback || !not_past(claim, pos))
-		return false;
-	e = &r->sqes[pos & (r->setup.sq_entries - 1)];
-	__atomic_store_n(&e->op, HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
-	if (r->retract && pos == tail - 1) {
-		/* The NOP just written ends the ring: look before it. */
-		to = retract_to(r, claim, pos);
+/* Rewrite the ARM of slot @s, which takeback_open() allowed, to a NOP. */
+static __always_inline void arm_to_nop(struct hwt_ring *r,
+				       const struct hwt_slot *s)
+{
+	__atomic_store_n(&r->sqes[s->sq_pos & (r->setup.sq_entries - 1)].op,
+			 HWTIMER_SQE_NOP, __ATOMIC_RELAXED);
+}
+
+/*
+ * After ARMs were rewritten to NOPs: the full barrier, then the claim
+ * again (pairs with the kernel's barrier between its claim and its copy).
+ * An entry the claim returned is not past was not and will not be copied
+ * as it was; one it is past, a drain copied either way.
+ *
+ * When the kernel allows it and a NOP ends the ring (@end), the NOPs that
+ * end it are retracted in the same step: the tail moves back before the
+ * barrier, and the same look at the claim tells whether a drain may still
+ * consume them (the tail is put back) or none will (their places are free
+ * again), so a timeout armed and cancelled between two drains leaves
+ * nothing behind.
+ * Return: the claim read after the barrier.
+ */
+static __always_inline uint32_t nops_settle(struct hwt_ring *r, bool end)
+{
+	uint32_t claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
+	uint32_t tail = *r->sq_tail, to = tail;
+
+	if (r->retract && end)
+		to = retract_to(r, claim, tail);
+	if (to != tail)
 		__atomic_store_n(r->sq_tail, to, __ATOMIC_RELAXED);
-	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	claim = __atomic_load_n(r->sq_claim, __ATOMIC_RELAXED);
 	if (to != tail && !not_past(claim, to))
 		/* A drain may consume them, as NOPs: they stay. */
 		__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
-	if (!not_past(claim, pos)) {
+	return claim;
+}
+
+/*
+ * Slot @i, whose ARM is a NOP now, after nops_settle() returned @claim:
+ * free if no drain claimed the ARM (the kernel counts neither its arm
+ * nor its cancel: the caller armed and cancelled); else it stays with
+ * the drain's copy unknown, which the caller's CANCEL settles.
+ * Return: whether the ARM was taken back.
+ */
+static __always_inline bool takeback_done(struct hwt_ring *r, uint32_t i,
+					  uint32_t claim)
+{
+	struct hwt_slot *s = &r->slots[i];
+
+	if (!not_past(claim, s->sq_pos)) {
 		s->maybe_nop = true;
 		return false;
 	}
-	/* The kernel counts neither: the caller armed and cancelled. */
 	r->taken_back++;
 	slot_free(r, i);
 	return true;
+}
+
+/*
+ * Cancel ACTIVE slot @i by taking its ARM back, if no drain has claimed
+ * it: the slot is then free at once, and neither the kernel nor the
+ * completion ring hears of the timeout.
+ * Return: whether the ARM was taken back.
+ */
+static __always_inline bool take_back(struct hwt_ring *r, uint32_t i)
+{
+	if (!takeback_open(r, &r->slots[i]))
+		return false;
+	arm_to_nop(r, &r->slots[i]);
+	return takeback_done(r, i, nops_settle(r, r->slots[i].sq_pos ==
+						   *r->sq_tail - 1));
 }
 
 /*
@@ -999,19 +1058,80 @@ static __always_inline int slot_cancel_modify(struct hwtimer *h,
 	return slot_send(h, r, i, cancel, deadline, flags);
 }
 
-/* Cancel or modify of ring id @op->id. */
+/*
+ * A cancel @op of ACTIVE slot @i in a submit: make its ARM a NOP, if it
+ * may be taken back, and leave the barrier and the verdict to
+ * tb_resolve(), once for the submit's cancels, which answer CANCELLED
+ * either way (but for a full submission ring, which tb_resolve() writes
+ * back). Until then the slot is TAKING: no op finds it, no record comes.
+ * Return: whether @op was answered so.
+ */
+static __always_inline bool tb_defer(struct hwtimer *h, struct hwt_ring *r,
+				     uint32_t i, struct hwtimer_batch_op *op)
+{
+	struct hwt_slot *s = &r->slots[i];
+
+	if (s->state != SLOT_ACTIVE)
+		return false;
+	/* First: settling may write entries, even have the ring drained. */
+	if (r->tb_n == RING_TB_BATCH)
+		tb_resolve(h);
+	if (!takeback_open(r, s))
+		return false;
+	arm_to_nop(r, s);
+	s->state = SLOT_TAKING;
+	r->tb_ops[r->tb_n++] = op;
+	op->status = 0;
+	op->result = HWTIMER_RESULT_CANCELLED;
+	return true;
+}
+
+/*
+ * Cancel or modify of ring id @op->id; in a submit (@batch), a cancel's
+ * take-back waits for tb_resolve().
+ */
 static __always_inline void ring_cancel_modify(struct hwtimer *h,
-					       struct hwtimer_batch_op *op)
+					       struct hwtimer_batch_op *op,
+					       bool batch)
 {
 	struct hwt_ring *r = h->ring;
 	uint32_t i = lookup_idx(r, op->id);
+	bool cancel = op->op == HWTIMER_OP_CANCEL;
 	int ret = -ENOENT;
 
+	if (i != NO_SLOT && batch && cancel && tb_defer(h, r, i, op))
+		return;
 	if (i != NO_SLOT)
-		ret = slot_cancel_modify(h, r, i, op->op == HWTIMER_OP_CANCEL,
-					 op->deadline_ns, op->flags);
+		ret = slot_cancel_modify(h, r, i, cancel, op->deadline_ns,
+					 op->flags);
 	op->status = ret < 0 ? ret : 0;
 	op->result = ret < 0 ? 0 : ret;
+}
+
+/*
+ * Settle the take-backs tb_defer() began: one barrier for all. A slot
+ * whose ARM no drain claimed is free; the others are ACTIVE again and
+ * their cancel goes on as any other, through a CANCEL.
+ */
+static void tb_resolve(struct hwtimer *h)
+{
+	struct hwt_ring *r = h->ring;
+	uint32_t n = r->tb_n, mask = r->setup.sq_entries - 1, k, i, claim;
+
+	if (!n)
+		return;
+	r->tb_n = 0;
+	claim = nops_settle(r, r->sqes[(*r->sq_tail - 1) & mask].op ==
+			       HWTIMER_SQE_NOP);
+	for (k = 0; k < n; k++) {
+		i = (r->tb_ops[k]->id & (RING_GEN_ONE - 1)) - 1;
+		r->slots[i].state = SLOT_ACTIVE;
+		if (takeback_done(r, i, claim))
+			r->tb_ops[k] = NULL;
+	}
+	for (k = 0; k < n; k++)
+		if (r->tb_ops[k])
+			ring_cancel_modify(h, r->tb_ops[k], false);
 }
 
 /*
@@ -1026,9 +1146,13 @@ static inline int ring_id_check(const struct hwt_ring *r, uint64_t id)
 	return ring_mine(r) ? 0 : -ENOENT;
 }
 
-/* hwtimer__ring_op() for rings @r, @mine when this process drives them. */
+/*
+ * hwtimer__ring_op() for rings @r, @mine when this process drives them;
+ * @batch: in a submit, which calls tb_resolve() before it returns.
+ */
 static __always_inline bool ring_op(struct hwtimer *h, struct hwt_ring *r,
-				    bool mine, struct hwtimer_batch_op *op)
+				    bool mine, struct hwtimer_batch_op *op,
+				    bool batch)
 {
 	if (op->op == HWTIMER_OP_ARM)
 		return mine && ring_arm(h, op);
@@ -1042,7 +1166,7 @@ static __always_inline bool ring_op(struct hwtimer *h, struct hwt_ring *r,
 		op->result = 0;
 		return true;
 	}
-	ring_cancel_modify(h, op);
+	ring_cancel_modify(h, op, batch);
 	return true;
 }
 
@@ -1051,7 +1175,7 @@ bool hwtimer__ring_op(struct hwtimer *h, struct hwtimer_batch_op *op)
 	struct hwt_ring *r = h->ring;
 
 	/* @op is the library's own: only where it goes is decided here. */
-	return r && ring_op(h, r, ring_mine(r), op);
+	return r && ring_op(h, r, ring_mine(r), op, false);
 }
 
 unsigned int hwtimer__ring_run(struct hwtimer *h,
@@ -1062,8 +1186,9 @@ unsigned int hwtimer__ring_run(struct hwtimer *h,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (!ring_op(h, r, mine, &ops[i]))
+		if (!ring_op(h, r, mine, &ops[i], true))
 			break;
+	tb_resolve(h);
 	return i;
 }
 

@@ -352,6 +352,156 @@ static const char *retract_claimed(struct hwtimer *h, uint64_t a, uint64_t b)
 	return expiries(h, 0);
 }
 
+/* A submit of @n arms FAR_NS ahead, ids into @ids. Return: 0 or a message. */
+static const char *submit_arms(struct hwtimer *h, uint64_t *ids, unsigned int n)
+{
+	struct hwtimer_result res[128];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (hwtimer_prep_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A,
+				     &res[i]))
+			return "prep of an arm failed";
+	if (hwtimer_submit(h))
+		return "a submit of arms failed";
+	for (i = 0; i < n; i++) {
+		if (res[i].status || res[i].id >> ID_TAG_SHIFT != FAKE_ID_TAG)
+			return "an arm failed or missed the rings";
+		ids[i] = res[i].id;
+	}
+	return NULL;
+}
+
+/*
+ * A submit of cancels of @ids[0..@n), every one of which must answer
+ * @want (a negative errno: that status). Return: 0 or a message.
+ */
+static const char *submit_cancels(struct hwtimer *h, const uint64_t *ids,
+				  unsigned int n, int want)
+{
+	struct hwtimer_result res[128];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (hwtimer_prep_cancel(h, ids[i], &res[i]))
+			return "prep of a cancel failed";
+	hwtimer_submit(h);
+	for (i = 0; i < n; i++)
+		if (want < 0 ? res[i].status != want :
+		    res[i].status || res[i].result != (uint32_t)want)
+			return "a cancel of the submit answered otherwise";
+	return NULL;
+}
+
+/*
+ * The cancels of a submit share one barrier: all of a submit's arms,
+ * cancelled in the next, are taken back and retracted, more than one
+ * barrier's worth too; the kernel hears of none. A second cancel of an id
+ * in the same submit finds nothing.
+ */
+static const char *submit_take_back(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint32_t tail = *fk.sq_tail;
+	uint64_t armed = fk.ctx_armed, ids[128];
+	const char *why;
+
+	why = submit_arms(h, ids, 5);
+	if (!why)
+		why = submit_cancels(h, ids, 5, HWTIMER_RESULT_CANCELLED);
+	if (!why && *fk.sq_tail != tail)
+		why = "five arms and their cancels left entries";
+	if (!why)
+		why = submit_arms(h, ids, 128);
+	if (!why)
+		why = submit_cancels(h, ids, 128, HWTIMER_RESULT_CANCELLED);
+	if (!why && *fk.sq_tail != tail)
+		why = "128 arms and their cancels left entries";
+	if (!why)
+		why = submit_arms(h, ids, 1);
+	if (!why) {
+		ids[1] = ids[0];
+		why = submit_cancels(h, ids, 1, HWTIMER_RESULT_CANCELLED);
+	}
+	if (!why)
+		why = submit_cancels(h, ids + 1, 1, -ENOENT);
+	if (!why && (enter(h) != 0 || fk.ctx_armed != armed))
+		why = "the kernel consumed or armed something";
+	return why ? why : expiries(h, 0);
+}
+
+/*
+ * A submit whose cancels find some ARMs claimed by a drain: those go as
+ * CANCELs and the kernel cancels them, the others are taken back.
+ */
+static const char *submit_some_claimed(struct hwtimer *h, uint64_t a,
+				       uint64_t b)
+{
+	uint64_t armed = fk.ctx_armed, cancelled = fk.ctx_cancelled, ids[6];
+	uint64_t nops = fk.nops;
+	const char *why;
+
+	why = submit_arms(h, ids, 3);
+	if (!why) {
+		fake_drain_begin(true);
+		why = submit_arms(h, ids + 3, 3);
+	}
+	if (!why)
+		why = submit_cancels(h, ids, 6, HWTIMER_RESULT_CANCELLED);
+	/* The drain under way arms the three it claimed... */
+	if (!why && (enter(h) != 3 || fk.ctx_armed != armed + 3))
+		why = "the drain did not arm the three claimed ARMs alone";
+	/* ... the next cancels them, and the three others are NOPs. */
+	if (!why && (enter(h) != 6 || fk.ctx_cancelled != cancelled + 3 ||
+		     fk.nops != nops + 3))
+		why = "the three CANCELs did not cancel them alone";
+	return why ? why : expiries(h, 0);
+}
+
+/*
+ * Every slot in use: a submit that cancels one and arms one serves the arm
+ * from the slot the cancel took back, without a system call.
+ */
+static const char *submit_slot_reused(struct hwtimer *h, uint64_t a,
+				      uint64_t b)
+{
+	unsigned int n = 0, i;
+	uint64_t enters, ids[128], *all;
+	const char *why = NULL;
+
+	all = calloc(fk.setup.slots, sizeof(*all));
+	if (!all)
+		return "out of memory";
+	/* A and B hold two slots. */
+	while (!why && n + 2 < fk.setup.slots) {
+		i = fk.setup.slots - 2 - n < 128 ? fk.setup.slots - 2 - n : 128;
+		why = submit_arms(h, all + n, i);
+		n += i;
+	}
+	enters = fk.enters;
+	if (!why) {
+		struct hwtimer_result rc, ra;
+
+		if (hwtimer_prep_cancel(h, all[0], &rc) ||
+		    hwtimer_prep_arm(h, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A,
+				     &ra) || hwtimer_submit(h))
+			why = "the submit failed";
+		else if (rc.result != HWTIMER_RESULT_CANCELLED ||
+			 ra.id >> ID_TAG_SHIFT != FAKE_ID_TAG ||
+			 (ra.id ^ all[0]) & ((1ULL << 24) - 1))
+			why = "the arm did not take the cancelled one's slot";
+		else if (fk.enters != enters)
+			why = "the submit made a system call";
+		all[0] = ra.id;
+	}
+	for (i = 0; !why && i < n; i += 128) {
+		memcpy(ids, all + i, (n - i < 128 ? n - i : 128) * sizeof(*ids));
+		why = submit_cancels(h, ids, n - i < 128 ? n - i : 128,
+				     HWTIMER_RESULT_CANCELLED);
+	}
+	free(all);
+	return why ? why : expiries(h, 0);
+}
+
 /* Timeouts a slot serves before its ids come round again. */
 #define GEN_CYCLE	((1U << 20) - 1)
 
@@ -436,6 +586,9 @@ int main(void)
 		{ retract_raced, false, "a drain that read the tail before a retraction" },
 		{ retract_claimed, false, "cancel of an ARM a drain claimed: armed, cancelled" },
 		{ gen_wrap, false, "ids of a slot through every generation and round" },
+		{ submit_take_back, false, "a submit's cancels taken back with one barrier" },
+		{ submit_some_claimed, false, "a submit's cancels, some ARMs claimed by a drain" },
+		{ submit_slot_reused, false, "every slot in use: a submit's arm takes the slot its cancel freed" },
 	};
 	unsigned int i;
 
