@@ -415,12 +415,12 @@ struct hwtimer_event {
  *	ring need not call it
  * @sq_claim: in: must be 0; out: offset of the __u32 claim (kernel
  *	writes): the index up to which a drain consumes, at most the sq
- *	tail as it read it, stored before the drain copies any entry. An entry at index i not yet consumed may be taken
- *	back by rewriting its @op to %HWTIMER_SQE_NOP, then a full barrier,
- *	then a load of the claim: if the claim is not past i ((__s32)(claim
- *	- i) <= 0), no drain copied the entry before the NOP and none will
- *	apply it; else a drain may have copied it either way. Kernels
- *	without it answer 0.
+ *	tail as it read it, stored before the drain copies any entry. An
+ *	entry at index i not yet consumed may be taken back by rewriting
+ *	its @op to %HWTIMER_SQE_NOP, then a full barrier, then a load of
+ *	the claim: if the claim is not past i ((__s32)(claim - i) <= 0), no
+ *	drain copied the entry before the NOP and none will apply it; else
+ *	a drain may have copied it either way. Kernels without it answer 0.
  * @reserved: in: must be 0; out: 0
  */
 struct hwtimer_ring_setup {

@@ -76,7 +76,7 @@
 #define RING_IDX_BITS	24
 #define RING_TAG_SHIFT	44
 /* The generation, in place in an id: 1 up to its mask, then 1 again. */
-#define RING_GEN_ONE	(1ULL << RING_IDX_BITS)
+#define RING_GEN_ONE	((uint64_t)1 << RING_IDX_BITS)
 #define RING_GEN_FIELD	(((1ULL << 20) - 1) << RING_IDX_BITS)
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64

@@ -588,7 +588,7 @@ int main(void)
 		{ gen_wrap, false, "ids of a slot through every generation and round" },
 		{ submit_take_back, false, "a submit's cancels taken back with one barrier" },
 		{ submit_some_claimed, false, "a submit's cancels, some ARMs claimed by a drain" },
-		{ submit_slot_reused, false, "every slot in use: a submit's arm takes the slot its cancel freed" },
+		{ submit_slot_reused, false, "no slot free: an arm takes the slot a cancel freed" },
 	};
 	unsigned int i;
 
