@@ -5090,7 +5090,7 @@ TEST_F(ctx, ring_young_far_arm)
 		EXPECT_TRUE(ev.id == 2 && ev.cookie == (uint64_t)trial);
 	}
 	EXPECT_TRUE(far_left >= 3 && near_claimed >= 3) {
-		TH_LOG("first drains that left the far ARM: %d of 5; that claimed the passed one: %d of 5",
+		TH_LOG("first drains: %d of 5 left the far ARM, %d of 5 claimed the due one",
 		       far_left, near_claimed);
 	}
 	/* ENTER takes a young far ARM at once. */
