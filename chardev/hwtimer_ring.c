@@ -143,7 +143,7 @@
  *	@sq_seen, @dropped, @drain_on and @idle_drains
  * @drain: the periodic drain, a tick apart, on the clock's drain wheel
  * @drain_on: @drain is armed, or its running callback re-arms it
- * @idle_drains: periodic drains in a row that consumed nothing
+ * @idle_drains: periodic drains in a row that found the ring empty
  * @sq_next: the kernel's sq head: next entry to consume
  * @sq_seen: the sq tail as the last drain read it
  * @flags: the kernel's copy of the header flags
@@ -975,7 +975,8 @@ static void ring_drain_fn(struct hwtimer_timeout *t)
 
 	mutex_lock(&r->drain_mutex);
 	n = ring_drain(r, false);
-	if (n)
+	/* Entries left to the next drain: the process is at work. */
+	if (n || r->sq_seen != r->sq_next)
 		r->idle_drains = 0;
 	else if (++r->idle_drains >= HWT_RING_IDLE_DRAINS)
 		drain_stop_if_idle(r);
