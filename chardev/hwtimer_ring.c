@@ -13,9 +13,9 @@
  *
  * The submission ring is drained by a periodic timeout of the context, one
  * wheel tick apart, or at once by HWTIMER_IOC_ENTER; a periodic drain
- * leaves far ARMs written since the drain before it to the next one
- * (drain_bound()), so that most timeouts cancelled soon after their arm
- * are taken back from the ring. The periodic drain
+ * leaves far ARMs to a later one until they have waited a tick
+ * (drain_bound()), so that timeouts cancelled soon after their arm are
+ * taken back from the ring. The periodic drain
  * runs on a wheel of its own with a single base, whose workers may run on
  * any CPU (hwtimer_cdev_drain_wheel()): a per-CPU base's workers run on its
  * CPU, and a drain there would take the time of the thread filling the
@@ -140,12 +140,14 @@
  * @cq_reserved: places of the completion ring kept for the drain under
  *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
- *	@sq_seen, @dropped, @drain_on and @idle_drains
+ *	@sq_seen, @seen_ns, @dropped, @drain_on and @idle_drains
  * @drain: the periodic drain, a tick apart, on the clock's drain wheel
  * @drain_on: @drain is armed, or its running callback re-arms it
  * @idle_drains: periodic drains in a row that found the ring empty
  * @sq_next: the kernel's sq head: next entry to consume
- * @sq_seen: the sq tail as the last drain read it
+ * @sq_seen: the sq tail as a drain read it at @seen_ns: the entries
+ *	before it have waited since
+ * @seen_ns: when, on the rings' clock
  * @flags: the kernel's copy of the header flags
  * @dropped: times the sq tail was found impossible and skipped to
  * @cq_next: the kernel's cq tail, under ctx->wqh.lock
@@ -184,6 +186,7 @@ struct hwt_ring {
 	u32 idle_drains;
 	u32 sq_next;
 	u32 sq_seen;
+	u64 seen_ns;
 	u32 flags;
 	u32 dropped;
 	u32 cq_next;
@@ -837,32 +840,39 @@ static void cq_unreserve(struct hwt_ring *r)
 }
 
 /*
- * How many of the @n entries from r->sq_next a periodic drain consumes.
- * Those the last drain saw in the ring are due. Of those written since,
- * an ARM whose deadline is more than two ticks away and a NOP may wait for
- * the next drain, a tick later, as long as every entry after them may too:
- * a timeout cancelled meanwhile is taken back from the ring and never
- * reaches the wheel, and one that is not enters the wheel before its
- * deadline is near. Any other entry is due, with all before it. Entries
- * are read here only to choose the bound, which userspace's writes can
- * only make nearer or further: those consumed are copied and checked
- * after the claim like any other.
+ * How many of the @n entries from r->sq_next, up to @tail, a periodic
+ * drain at @now consumes. Those written before the tail a drain read a
+ * tick ago or more are due; that drain's reading is then replaced by
+ * @tail. Of the others, an ARM whose deadline is more than two ticks away
+ * and a NOP may wait for a later drain, as long as every entry after them
+ * may too: a timeout cancelled meanwhile is taken back from the ring and
+ * never reaches the wheel, and one that is not enters the wheel before
+ * its deadline is near. Any other entry is due, with all before it.
+ * Entries are read here only to choose the bound, which userspace's
+ * writes can only make nearer or further: those consumed are copied and
+ * checked after the claim like any other.
  */
-static u32 drain_bound(struct hwt_ring *r, u32 n)
+static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 {
-	s32 seen = r->sq_seen - r->sq_next;
-	u32 old = seen > 0 ? seen : 0, i, op;
+	u64 tick = hwtimer_wheel_tick_ns(r->w);
 	const struct hwtimer_sqe *e;
-	u64 near;
+	u32 old = 0, i, op;
+	s32 seen;
 
+	if (now - r->seen_ns >= tick) {
+		seen = r->sq_seen - r->sq_next;
+		old = seen > 0 ? seen : 0;
+		r->sq_seen = tail;
+		r->seen_ns = now;
+	}
 	if (old >= n)
 		return n;
-	near = hwtimer_wheel_now(r->w) + 2 * hwtimer_wheel_tick_ns(r->w);
 	for (i = n; i > old; i--) {
 		e = &r->sqes[(r->sq_next + i - 1) & (r->sq_entries - 1)];
 		op = READ_ONCE(e->op);
 		if (op != HWTIMER_SQE_NOP &&
-		    (op != HWTIMER_SQE_ARM || READ_ONCE(e->deadline_ns) < near))
+		    (op != HWTIMER_SQE_ARM ||
+		     READ_ONCE(e->deadline_ns) < now + 2 * tick))
 			break;
 	}
 	return i;
@@ -891,14 +901,12 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		r->dropped++;
 		WRITE_ONCE(*r->sq_dropped, r->dropped);
 		r->sq_next = tail;
-		r->sq_seen = tail;
 		/* As below, though nothing was read. */
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
 	if (!all)
-		n = drain_bound(r, n);
-	r->sq_seen = tail;
+		n = drain_bound(r, tail, n, hwtimer_wheel_now(r->w));
 	/*
 	 * Claim the entries before copying them: userspace may take back an
 	 * entry at or past the claim by making it a NOP, then a full barrier,
@@ -975,8 +983,8 @@ static void ring_drain_fn(struct hwtimer_timeout *t)
 
 	mutex_lock(&r->drain_mutex);
 	n = ring_drain(r, false);
-	/* Entries left to the next drain: the process is at work. */
-	if (n || r->sq_seen != r->sq_next)
+	/* Entries left to a later drain: the process is at work. */
+	if (n || READ_ONCE(*r->sq_tail) != r->sq_next)
 		r->idle_drains = 0;
 	else if (++r->idle_drains >= HWT_RING_IDLE_DRAINS)
 		drain_stop_if_idle(r);

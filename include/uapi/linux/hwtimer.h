@@ -352,9 +352,8 @@ struct hwtimer_event {
  * the submission ring and moves its tail; the kernel drains it once a wheel
  * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
  * hwtimer_event) into the completion ring. The periodic drain may leave an
- * ARM whose deadline is more than two ticks away, and a NOP, to the next
- * one when it was written after the last drain and only such entries
- * follow it. Ring timeouts are named by slot,
+ * ARM whose deadline is more than two ticks away, and a NOP, to a later
+ * one until it has waited a tick, when only such entries follow it. Ring timeouts are named by slot,
  * an index in [0, slots) the caller chooses, so an arm needs no answer
  * before the slot can be cancelled. Indices are free-running __u32 counters;
  * an entry's place is its index modulo the ring's size.

@@ -5030,10 +5030,10 @@ static uint32_t next_claim(struct ring *r)
 }
 
 /*
- * A periodic drain leaves an ARM more than two ticks ahead, written since
- * the drain before it, to the next drain: its claim stops before it, so
- * userspace may still take it back; the next drain consumes it without an
- * ENTER. An ARM whose deadline has passed is claimed by the first drain
+ * A periodic drain leaves an ARM more than two ticks ahead that has not
+ * waited a tick in the ring to a later drain: its claim stops before it,
+ * so userspace may still take it back; a later drain consumes it without
+ * an ENTER. An ARM whose deadline has passed is claimed by the first drain
  * that reads it. ENTER consumes both at once.
  *
  * Timing: a trial sees the first drain after its push unless it stalls
