@@ -353,10 +353,11 @@ struct hwtimer_event {
  * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
  * hwtimer_event) into the completion ring. The periodic drain may leave an
  * ARM whose deadline is more than two ticks away, and a NOP, to a later
- * one until it has waited a tick, when only such entries follow it. Ring timeouts are named by slot,
- * an index in [0, slots) the caller chooses, so an arm needs no answer
- * before the slot can be cancelled. Indices are free-running __u32 counters;
- * an entry's place is its index modulo the ring's size.
+ * one until it has waited a tick, when only such entries follow it. Ring
+ * timeouts are named by slot, an index in [0, slots) the caller chooses,
+ * so an arm needs no answer before the slot can be cancelled. Indices are
+ * free-running __u32 counters; an entry's place is its index modulo the
+ * ring's size.
  *
  * Ordering: userspace writes entries, then the sq tail with a release
  * store; the kernel publishes the sq head and the cq tail with release
