@@ -905,7 +905,7 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
-	if (!all)
+	if (!all && n)
 		n = drain_bound(r, tail, n, hwtimer_wheel_now(r->w));
 	/*
 	 * Claim the entries before copying them: userspace may take back an
