@@ -115,7 +115,8 @@ cp "$BENCH/src/hwtimer.ko" "$BENCH/src/tools/bench/kmod/hwtimer_bench.ko" \
 	"$BENCH/mods/"
 say "building hwtimer_ubench (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
-	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_ubench" \
+	-I"$TOP/include/uapi" -I"$TOP/tools/lib/hwtimer/bench" \
+	-o "$BENCH/bin/hwtimer_ubench" \
 	"$BDIR/ubench/hwtimer_ubench.c" -luring
 say "building hwtimer_lib_bench and echo_idle (static, libhwtimer)"
 run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench

@@ -47,8 +47,10 @@ fi
 dmesg | grep -E 'BUG:|WARNING:|Call Trace' | sed 's/^/# /'
 
 # libhwtimer's submission queue against BATCH filled by hand, 1024 a
-# submit, and through the timer rings: "name ns_per_op" lines become ucost
-# rows beside hwtimer_ubench's, "syscalls name per_timeout k=v..." lines
+# submit, through the timer rings, and an event loop's heap and timerfd in
+# the same loop: "name ns_per_op" lines (the fastest round) become ucost
+# rows beside hwtimer_ubench's, "median name ns_per_op" ns_median rows,
+# "syscalls name per_timeout k=v..." lines
 # usyscalls rows (k_per_round: that kind's count in one traced run of
 # 262144, total and other among them),
 # "kernel name percent" lines urings rows (of the arms of a rings
@@ -62,6 +64,8 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 	sed 's/^/# /' /tmp/libbench.out
 	awk 'NF == 2 && $2 ~ /^[0-9.]+$/ {
 		printf "BENCH,ucost,ns_per_timeout,libhwtimer-%s,262144,%s,ns\n", $1, $2 }
+	$1 == "median" && NF == 3 && $3 ~ /^[0-9.]+$/ {
+		printf "BENCH,ucost,ns_median,libhwtimer-%s,262144,%s,ns\n", $2, $3 }
 	$1 == "syscalls" && NF >= 4 && $3 ~ /^[0-9.]+$/ {
 		printf "BENCH,usyscalls,per_timeout,libhwtimer-%s,262144,%s,calls\n", $2, $3
 		for (i = 4; i <= NF; i++) {

@@ -51,6 +51,8 @@
 #include <linux/hwtimer.h>
 #include <liburing.h>
 
+#include "heap_loop.h"
+
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MS	1000000ULL
 /* Random far deadlines of the cost and memory runs: 1 s to 1 h. */
@@ -385,115 +387,17 @@ static double uring_cost(struct io_uring *ring, const uint64_t *delay,
 	return (double)(t1 - t0) / n;
 }
 
-/*
- * What an event loop does: its timeouts in a binary min-heap by deadline,
- * one timerfd armed (absolute) for the earliest, re-armed only when the
- * earliest changes. The loop's cached clock is read once per batch.
- */
-
-/**
- * struct heap_timeout - one timeout of the heap peer
- * @deadline: absolute CLOCK_MONOTONIC ns
- * @pos: index in the heap, or -1 when not in it
- */
-struct heap_timeout {
-	uint64_t deadline;
-	int pos;
-};
-
-/**
- * struct heap_loop - the event loop's timeouts
- * @h: min-heap of timeouts by deadline
- * @n: timeouts in @h
- * @armed: deadline the timerfd is armed for, 0 when disarmed
- * @fd: the one timerfd
- */
-struct heap_loop {
-	struct heap_timeout **h;
-	unsigned int n;
-	uint64_t armed;
-	int fd;
-};
-
-static void heap_set(struct heap_loop *l, unsigned int i, struct heap_timeout *t)
-{
-	l->h[i] = t;
-	t->pos = i;
-}
-
-static void heap_up(struct heap_loop *l, unsigned int i)
-{
-	struct heap_timeout *t = l->h[i];
-
-	while (i && l->h[(i - 1) / 2]->deadline > t->deadline) {
-		heap_set(l, i, l->h[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	heap_set(l, i, t);
-}
-
-static void heap_down(struct heap_loop *l, unsigned int i)
-{
-	struct heap_timeout *t = l->h[i];
-	unsigned int c;
-
-	while ((c = 2 * i + 1) < l->n) {
-		if (c + 1 < l->n && l->h[c + 1]->deadline < l->h[c]->deadline)
-			c++;
-		if (l->h[c]->deadline >= t->deadline)
-			break;
-		heap_set(l, i, l->h[c]);
-		i = c;
-	}
-	heap_set(l, i, t);
-}
-
-/* Point the timerfd at the heap's earliest deadline, if that changed. */
-static void heap_sync(struct heap_loop *l)
-{
-	uint64_t want = l->n ? l->h[0]->deadline : 0;
-
-	if (want != l->armed) {
-		tfd_set(l->fd, want, want ? TFD_TIMER_ABSTIME : 0);
-		l->armed = want;
-	}
-}
-
-static void heap_arm(struct heap_loop *l, struct heap_timeout *t,
-		     uint64_t deadline)
-{
-	t->deadline = deadline;
-	heap_set(l, l->n++, t);
-	heap_up(l, t->pos);
-	if (!t->pos)
-		heap_sync(l);
-}
-
-static void heap_cancel(struct heap_loop *l, struct heap_timeout *t)
-{
-	unsigned int i = t->pos;
-	struct heap_timeout *last = l->h[--l->n];
-
-	t->pos = -1;
-	if (last != t) {
-		heap_set(l, i, last);
-		heap_down(l, i);
-		heap_up(l, last->pos);
-	}
-	if (!i)
-		heap_sync(l);
-}
-
 /* Arm @n heap timeouts, then cancel them all: ns per timeout. */
 static double heap_cost(const uint64_t *delay, unsigned int n)
 {
 	struct heap_timeout *t = calloc(n, sizeof(*t));
-	struct heap_loop l = { .h = calloc(n, sizeof(*l.h)), .fd = tfd_new() };
+	struct heap_loop l;
 	uint64_t t0, t1, base;
 	unsigned int i;
 
-	if (!t || !l.h)
+	if (!t)
 		die("calloc");
+	heap_open(&l, n);
 	t0 = now_ns();
 	base = t0;
 	for (i = 0; i < n; i++)
@@ -503,8 +407,7 @@ static double heap_cost(const uint64_t *delay, unsigned int n)
 		heap_cancel(&l, &t[i]);
 	last_arm_ns = (double)(t1 - t0) / n;
 	t1 = now_ns();
-	close(l.fd);
-	free(l.h);
+	heap_close(&l);
 	free(t);
 	return (double)(t1 - t0) / n;
 }

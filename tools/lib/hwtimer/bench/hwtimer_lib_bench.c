@@ -11,11 +11,14 @@
  * Each variant arms TIMEOUTS (default 1048576) one-shots 10 s away and
  * cancels them, 1024 at a time (1024 arms, then their 1024 cancels, so
  * at most 1024 are pending), ROUNDS times (default 5) after one warm-up
- * round. The deadlines are absolute, from one clock read per 1024, as an
- * event loop arms from its cached time and as the heap peer of
- * hwtimer_ubench arms; a relative arm would add a clock read to each
- * single call. Each prints the median round as one line "name ns_per_op",
- * where an op is one timeout armed and cancelled:
+ * round, the variants taking turns round by round. The deadlines are
+ * absolute, from one clock read per 1024, as an event loop arms from its
+ * cached time (a relative arm would add a clock read to each single
+ * call), spread over the second after it: the i-th of each 1024 at the
+ * same random offset in every variant. Each prints its fastest round as
+ * one line "name ns_per_op", where an op is one timeout armed and
+ * cancelled, as hwtimer_ubench keeps its fastest, then its median round
+ * as "median name ns_per_op":
  *
  *	lib_sq1024	hwtimer_prep_arm/prep_cancel, hwtimer_submit() per 1024
  *	raw_batch1024	a struct hwtimer_batch_op array of 1024 filled by
@@ -25,6 +28,9 @@
  *	rings_single	lib_single through the device's timer rings
  *	rings_loop1024	rings_sq1024 with a hwtimer_peek() after each 1024
  *			cancels, as an event loop takes its expiries
+ *	heap_single	no libhwtimer: an event loop's binary heap and one
+ *			timerfd (heap_loop.h, hwtimer_ubench's heap peer),
+ *			in the loop of lib_single
  *
  * The lib_ variants keep to BATCH (HWTIMER_OPEN_BATCH); the rings_ ones
  * run where the device offers rings. With -b timerfd (the library's
@@ -52,7 +58,7 @@
  * timeout; once a drain has copied it, the cancel is a CANCEL entry that
  * the kernel applies, and its completion comes back. Which one a timeout
  * gets depends on where the periodic drain falls, so each rings variant
- * also prints "kernel name percent": of the arms of its median round, how
+ * also prints "kernel name percent": of the arms of its fastest round, how
  * many reached the kernel (the context's own count of arms, which
  * hwtimer_stats() completes with those taken back).
  *
@@ -82,6 +88,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "heap_loop.h"
 
 #define CHUNK		1024
 #define FAR_NS		10000000000ULL
@@ -120,8 +128,13 @@ struct calls {
 	uint64_t nr[NR_MAX];
 };
 
-/* How far ahead the cost variants arm. */
+/* How far ahead the cost variants arm, and the i-th's offset past it. */
 static uint64_t far_ns = FAR_NS;
+static uint64_t spread[CHUNK];
+
+/* The heap peer's loop, and its timeouts. */
+static struct heap_loop heap;
+static struct heap_timeout heap_t[CHUNK];
 
 static uint64_t now_ns(void)
 {
@@ -152,7 +165,7 @@ static void lib_sq(struct hwtimer *h, uint64_t n, bool peek)
 		uint64_t at = now_ns() + far_ns;
 
 		for (i = 0; i < CHUNK; i++)
-			hwtimer_prep_arm(h, CLOCK_MONOTONIC, at, 0,
+			hwtimer_prep_arm(h, CLOCK_MONOTONIC, at + spread[i], 0,
 					 HWTIMER_ARM_ABS, i, &res[i]);
 		r = hwtimer_submit(h);
 		if (r)
@@ -178,7 +191,7 @@ static void lib_single(struct hwtimer *h, uint64_t n)
 		uint64_t at = now_ns() + far_ns;
 
 		for (i = 0; i < CHUNK; i++) {
-			r = hwtimer_arm(h, CLOCK_MONOTONIC, at, 0,
+			r = hwtimer_arm(h, CLOCK_MONOTONIC, at + spread[i], 0,
 					HWTIMER_ARM_ABS, i, &ids[i]);
 			if (r)
 				die("arm", -r);
@@ -188,6 +201,22 @@ static void lib_single(struct hwtimer *h, uint64_t n)
 			if (r != HWTIMER_RESULT_CANCELLED)
 				die("cancel", r < 0 ? -r : EIO);
 		}
+	}
+}
+
+/* lib_single()'s work on an event loop's heap and timerfd. */
+static void heap_single(uint64_t n)
+{
+	uint64_t done;
+	int i;
+
+	for (done = 0; done < n; done += CHUNK) {
+		uint64_t at = now_ns() + far_ns;
+
+		for (i = 0; i < CHUNK; i++)
+			heap_arm(&heap, &heap_t[i], at + spread[i]);
+		for (i = 0; i < CHUNK; i++)
+			heap_cancel(&heap, &heap_t[i]);
 	}
 }
 
@@ -216,7 +245,7 @@ static void raw_batch(int fd, uint64_t n)
 			ops[i].op = HWTIMER_OP_ARM;
 			ops[i].clock = CLOCK_MONOTONIC;
 			ops[i].flags = HWTIMER_ARM_ABS;
-			ops[i].deadline_ns = at;
+			ops[i].deadline_ns = at + spread[i];
 			ops[i].cookie = i;
 		}
 		raw_call(fd, ops);
@@ -266,7 +295,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE, LIB_LOOP };
+enum variant { LIB_SQ, RAW_BATCH, LIB_SINGLE, LIB_LOOP, HEAP_SINGLE };
 
 /**
  * struct round - one timed round of a variant
@@ -305,6 +334,8 @@ static void run_variant(enum variant v, struct hwtimer *h, int fd, uint64_t n)
 		lib_sq(h, n, v == LIB_LOOP);
 	else if (v == RAW_BATCH)
 		raw_batch(fd, n);
+	else if (v == HEAP_SINGLE)
+		heap_single(n);
 	else
 		lib_single(h, n);
 }
@@ -465,7 +496,7 @@ static int count_calls(void (*body)(const void *arg), const void *arg,
 /**
  * struct counted - what the traced child runs
  * @v: the variant
- * @flags: the open flags of its context (not for RAW_BATCH)
+ * @flags: the open flags of its context (not for RAW_BATCH, HEAP_SINGLE)
  * @n: timeouts
  */
 struct counted {
@@ -488,7 +519,7 @@ static void counted_body(const void *arg)
 	far_ns = COUNT_FAR_NS;
 	if (t->v == RAW_BATCH)
 		fd = raw_open();
-	else if (open_ctx(&h, t->flags))
+	else if (t->v != HEAP_SINGLE && open_ctx(&h, t->flags))
 		_exit(1);
 	run_variant(t->v, h, fd, t->n);
 	mark();
@@ -561,41 +592,55 @@ static void print_calls(const char *name, const struct calls *c, uint64_t n)
 	printf("\n");
 }
 
-/*
- * @rounds runs of @v over @n timeouts, after one warm-up: print the median
- * time in ns per timeout. On the device, then count the system calls of
- * one more run in a traced child, its context opened with @flags.
+/**
+ * struct var - a cost variant of one run
+ * @name: its name in the output
+ * @v: what it runs
+ * @h: its context (not for RAW_BATCH, HEAP_SINGLE)
+ * @fd: its raw fd (RAW_BATCH), else -1
+ * @flags: the open flags of the traced child's context
+ * @rings: whether @h arms through the rings
+ * @rd: its timed rounds
  */
-static void measure(const char *name, enum variant v, struct hwtimer *h,
-		    int fd, unsigned int flags, uint64_t n, int rounds)
+struct var {
+	const char *name;
+	enum variant v;
+	struct hwtimer *h;
+	int fd;
+	unsigned int flags;
+	bool rings;
+	struct round rd[MAX_ROUNDS];
+};
+
+/* One round of @x over @n timeouts, timed into @rd. */
+static void time_round(const struct var *x, uint64_t n, struct round *rd)
+{
+	uint64_t t0, seen = x->rings ? kernel_arms(x->h) : 0;
+
+	t0 = now_ns();
+	run_variant(x->v, x->h, x->fd, n);
+	rd->ns = now_ns() - t0;
+	rd->seen = x->rings ? kernel_arms(x->h) - seen : 0;
+}
+
+/*
+ * Print @x's fastest and median of @rounds rounds in ns per timeout, and
+ * how many of the fastest round's arms reached the kernel. With @count,
+ * then count the system calls of one more run in a traced child.
+ */
+static void report(struct var *x, uint64_t n, int rounds, bool count)
 {
 	static struct calls c;
-	struct counted t = { .v = v, .flags = flags, .n = n };
-	bool rings = fd < 0 && rings_in_use(h);
-	struct round rd[MAX_ROUNDS];
-	uint64_t t0, seen = 0;
-	int k;
+	struct counted t = { .v = x->v, .flags = x->flags, .n = n };
 
-	for (k = -1; k < rounds; k++) {
-		if (rings)
-			seen = kernel_arms(h);
-		t0 = now_ns();
-		run_variant(v, h, fd, n);
-		if (k < 0)
-			continue;
-		rd[k].ns = now_ns() - t0;
-		rd[k].seen = rings ? kernel_arms(h) - seen : 0;
-	}
-	qsort(rd, rounds, sizeof(rd[0]), cmp_round);
-	printf("%s %.1f\n", name, (double)rd[rounds / 2].ns / n);
-	if (rings)
-		printf("kernel %s %.1f\n", name,
-		       100.0 * rd[rounds / 2].seen / n);
-	/* The timerfd backend has a thread of its own: the device's alone. */
-	if (strcmp(hwtimer_backend(h), "device"))
-		return;
-	if (!count_calls(counted_body, &t, &c, name))
-		print_calls(name, &c, n);
+	qsort(x->rd, rounds, sizeof(x->rd[0]), cmp_round);
+	printf("%s %.1f\n", x->name, (double)x->rd[0].ns / n);
+	printf("median %s %.1f\n", x->name,
+	       (double)x->rd[rounds / 2].ns / n);
+	if (x->rings)
+		printf("kernel %s %.1f\n", x->name, 100.0 * x->rd[0].seen / n);
+	if (count && !count_calls(counted_body, &t, &c, x->name))
+		print_calls(x->name, &c, n);
 }
 
 /**
@@ -728,35 +773,72 @@ static void expiry(struct hwtimer **h, const char * const *names, int nh,
 }
 
 /* The BATCH variants, then the rings ones where the device has rings. */
+/* Append variant @name to @x, which holds *@nx. */
+static void add_var(struct var *x, int *nx, const char *name, enum variant v,
+		    struct hwtimer *h, int fd, unsigned int flags)
+{
+	struct var *e = &x[(*nx)++];
+
+	e->name = name;
+	e->v = v;
+	e->h = h;
+	e->fd = fd;
+	e->flags = flags;
+	e->rings = h && rings_in_use(h);
+}
+
+/*
+ * The cost variants, taking turns over @rounds rounds after a warm-up of
+ * each. The timerfd backend has a thread of its own: system calls are
+ * counted on the device's alone.
+ */
 static int cost(unsigned int flags, uint64_t n, int rounds)
 {
-	struct hwtimer *h;
-	int fd;
+	bool device = flags == HWTIMER_OPEN_DEVICE;
+	struct hwtimer *hb, *hr = NULL;
+	static struct var x[8];
+	int nx = 0, fd = -1, k, i;
 
-	if (open_ctx(&h, flags | HWTIMER_OPEN_BATCH))
+	if (open_ctx(&hb, flags | HWTIMER_OPEN_BATCH))
 		return 1;
-	printf("# backend %s, %llu timeouts, %d rounds, median\n",
-	       hwtimer_backend(h), (unsigned long long)n, rounds);
-	measure("lib_sq1024", LIB_SQ, h, -1, flags | HWTIMER_OPEN_BATCH, n,
-		rounds);
-	if (flags == HWTIMER_OPEN_DEVICE) {
+	if (device) {
+		if (open_ctx(&hr, flags)) {
+			hwtimer_close(hb);
+			return 1;
+		}
 		fd = raw_open();
-		measure("raw_batch1024", RAW_BATCH, h, fd, 0, n, rounds);
+	}
+	heap_open(&heap, CHUNK);
+	add_var(x, &nx, "lib_sq1024", LIB_SQ, hb, -1,
+		flags | HWTIMER_OPEN_BATCH);
+	if (device)
+		add_var(x, &nx, "raw_batch1024", RAW_BATCH, NULL, fd, 0);
+	add_var(x, &nx, "lib_single", LIB_SINGLE, hb, -1,
+		flags | HWTIMER_OPEN_BATCH);
+	add_var(x, &nx, "heap_single", HEAP_SINGLE, NULL, -1, 0);
+	if (hr && rings_in_use(hr)) {
+		add_var(x, &nx, "rings_sq1024", LIB_SQ, hr, -1, flags);
+		add_var(x, &nx, "rings_single", LIB_SINGLE, hr, -1, flags);
+		add_var(x, &nx, "rings_loop1024", LIB_LOOP, hr, -1, flags);
+	}
+	printf("# backend %s, %llu timeouts, %d rounds taking turns, fastest, then median\n",
+	       hwtimer_backend(hb), (unsigned long long)n, rounds);
+	for (k = -1; k < rounds; k++) {
+		for (i = 0; i < nx; i++) {
+			if (k < 0)
+				run_variant(x[i].v, x[i].h, x[i].fd, n);
+			else
+				time_round(&x[i], n, &x[i].rd[k]);
+		}
+	}
+	for (i = 0; i < nx; i++)
+		report(&x[i], n, rounds, device);
+	heap_close(&heap);
+	if (fd >= 0)
 		close(fd);
-	}
-	measure("lib_single", LIB_SINGLE, h, -1, flags | HWTIMER_OPEN_BATCH, n,
-		rounds);
-	hwtimer_close(h);
-	if (flags != HWTIMER_OPEN_DEVICE)
-		return 0;
-	if (open_ctx(&h, flags))
-		return 1;
-	if (rings_in_use(h)) {
-		measure("rings_sq1024", LIB_SQ, h, -1, flags, n, rounds);
-		measure("rings_single", LIB_SINGLE, h, -1, flags, n, rounds);
-		measure("rings_loop1024", LIB_LOOP, h, -1, flags, n, rounds);
-	}
-	hwtimer_close(h);
+	if (hr)
+		hwtimer_close(hr);
+	hwtimer_close(hb);
 	return 0;
 }
 
@@ -808,6 +890,10 @@ int main(int argc, char **argv)
 			n = 0;
 	}
 	n -= n % CHUNK;
+	/* The same offsets every run: a fixed seed. */
+	srand48(1);
+	for (c = 0; c < CHUNK; c++)
+		spread[c] = (uint64_t)(drand48() * 1e9);
 	if (!n || rounds < 1 || rounds > MAX_ROUNDS || optind != argc) {
 		fprintf(stderr, "usage: %s [-n TIMEOUTS (a multiple of %d)] [-r ROUNDS]\n"
 			"\t[-e EXPIRIES] [-b device|timerfd]\n", argv[0], CHUNK);
