@@ -1322,10 +1322,10 @@ int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 	struct hwt_ring *r = h->ring;
 	uint64_t i = (id & (RING_GEN_ONE - 1)) - 1;
 
+	/* A slot's id carries the tag: equal ids need no look at it. */
 	if (hwtimer__fork_unwatched || r->proc != hwtimer__fork_gen ||
-	    id >> RING_TAG_SHIFT != r->setup.id_tag || i >= r->setup.slots ||
-	    r->slots[i].id != id || r->slots[i].state != SLOT_ACTIVE ||
-	    r->unkicked)
+	    i >= r->setup.slots || r->slots[i].id != id ||
+	    r->slots[i].state != SLOT_ACTIVE || r->unkicked)
 		return ring_cancel_slow(h, id);
 	if (take_back(r, i))
 		return HWTIMER_RESULT_CANCELLED;
