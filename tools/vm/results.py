@@ -146,16 +146,19 @@ def find_splats(console):
     return splats + held
 
 
-# What identifies a crash: where it happened and how it got there.
-CRASH_CTX = re.compile(r'\] (RIP: |Code: |\s+(\? )?[\w.]+\+0x[0-9a-f]+/0x|'
-                       r'.*(Modules linked in|Comm: ))')
+# What identifies a crash: where it happened and how it got there, with
+# the stack pointer and the faulting address (a double fault's cause).
+CRASH_CTX = re.compile(r'\] (RIP: |RSP: |CR2: |Code: |'
+                       r'\s+(\? )?[\w.]+\+0x[0-9a-f]+/0x|'
+                       r'.*(Modules linked in|Comm: |PANIC: ))')
 
 
 def crash_context(console, at):
-    """The lines that place the splat on console line AT: its CPU and task,
-    RIP, code bytes and up to 16 frames of its trace."""
+    """The lines that place the splat on console line AT: the panic line
+    just before it, its CPU and task, RIP, RSP, CR2, code bytes and up to
+    16 frames of its trace."""
     out, frames = [], 0
-    for ln in console[at + 1:at + 120]:
+    for ln in console[max(at - 2, 0):at] + console[at + 1:at + 120]:
         ln = ln.rstrip('\r')
         if not CRASH_CTX.search(ln):
             continue
@@ -164,7 +167,7 @@ def crash_context(console, at):
             if frames > 16:
                 continue
         out.append(ln)
-    return out[:24]
+    return out[:28]
 
 
 def split_fragments(text):
@@ -246,7 +249,7 @@ def do_tap(label, log, rc):
 
 def brief(lines, where):
     """At most 10 failure lines, 6 splat lines and every crash context line
-    (at most 24) of one file of notes, with what was left out counted."""
+    (at most 28) of one file of notes, with what was left out counted."""
     fails = [n for n in lines if not n.startswith('  ')]
     ctx = [n for n in lines if n.startswith('  | ')]
     splat = [n for n in lines if n.startswith('  ') and n not in ctx]
