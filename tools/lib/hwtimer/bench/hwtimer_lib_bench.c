@@ -548,6 +548,10 @@ static const struct {
 #ifdef SYS_poll
 	{ SYS_poll, "poll" },
 #endif
+	{ SYS_timerfd_settime, "timerfd_settime" },
+#ifdef SYS_timerfd_settime64
+	{ SYS_timerfd_settime64, "timerfd_settime64" },
+#endif
 	{ SYS_madvise, "madvise" },
 	{ SYS_mmap, "mmap" },
 #ifdef SYS_mmap2
