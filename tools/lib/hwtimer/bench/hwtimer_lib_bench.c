@@ -34,7 +34,7 @@
  *
  * The lib_ variants keep to BATCH (HWTIMER_OPEN_BATCH); the rings_ ones
  * run where the device offers rings. With -b timerfd (the library's
- * fallback) only the lib_ variants run.
+ * fallback) only the lib_ variants and heap_single run.
  *
  * On the device, each variant then prints "syscalls name per_timeout
  * total=T ioctl=I enter=E batch=B read=R other=O": every system call of
