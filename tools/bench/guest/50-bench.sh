@@ -129,13 +129,14 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$echo_idle" ]; then
 		[ "$rc" = 0 ] || break
 		# A client that fell behind its own sends on more than 1% of
 		# its connections no longer tests the server at this count.
-		late=$(sed -n 's/.* \([0-9][0-9]*\) sent late,.*/\1/p' /tmp/echo.out)
+		echo_rows "$n" "$secs" >/tmp/echo.try
+		late=$(awk -F, '$3 == "late" { print $6 }' /tmp/echo.try)
 		if [ "${late:-0}" -gt $((n / 100)) ]; then
 			echo "# $late of $n connections sent late: the client, not the server, is the limit"
 			break
 		fi
 		best=$n
-		echo_rows "$n" "$secs" >/tmp/echo.rows
+		mv /tmp/echo.try /tmp/echo.rows
 	done
 	if [ "$best" != 0 ]; then
 		cat /tmp/echo.rows
