@@ -254,7 +254,7 @@ static void tfd_set(int fd, uint64_t value, int flags)
 
 static int tfd_new(void)
 {
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	int fd = heap_timerfd();
 
 	if (fd < 0)
 		die("timerfd_create");
@@ -431,8 +431,7 @@ static int *tfd_pool(unsigned int n, unsigned int *got)
 	if (!fds)
 		die("calloc");
 	for (i = 0; i < n; i++) {
-		fds[i] = timerfd_create(CLOCK_MONOTONIC,
-					TFD_NONBLOCK | TFD_CLOEXEC);
+		fds[i] = heap_timerfd();
 		if (fds[i] < 0)
 			break;
 	}

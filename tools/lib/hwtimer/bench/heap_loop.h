@@ -115,13 +115,19 @@ static inline void heap_cancel(struct heap_loop *l, struct heap_timeout *t)
 		heap_sync(l);
 }
 
+/* A timerfd as every peer here makes one; -1 and errno on failure. */
+static inline int heap_timerfd(void)
+{
+	return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
 /* A loop of room for @cap timeouts and its timerfd; exits on failure. */
 static inline void heap_open(struct heap_loop *l, unsigned int cap)
 {
 	l->h = calloc(cap, sizeof(*l->h));
 	l->n = 0;
 	l->armed = 0;
-	l->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	l->fd = heap_timerfd();
 	if (!l->h || l->fd < 0) {
 		perror("heap_open");
 		exit(1);
