@@ -157,8 +157,12 @@ def crash_context(console, at):
     """The lines that place the splat on console line AT: the panic line
     just before it, its CPU and task, RIP, RSP, CR2, code bytes and up to
     16 frames of its trace."""
-    out, frames = [], 0
-    for ln in console[max(at - 2, 0):at] + console[at + 1:at + 120]:
+    frames = 0
+    # Before the splat, only its panic line: anything else there belongs
+    # to an earlier message.
+    out = [ln.rstrip('\r') for ln in console[max(at - 2, 0):at]
+           if 'PANIC: ' in ln]
+    for ln in console[at + 1:at + 120]:
         ln = ln.rstrip('\r')
         if not CRASH_CTX.search(ln):
             continue
