@@ -72,6 +72,13 @@
  * the round with the median p99 is printed as "expiry name expiries
  * delivered early p50_us p99_us max_us" (timerfd alone with -b timerfd).
  *
+ * Built with -DHWT_STAND_IN and linked with test/fake_kernel.c (make
+ * ring-native), it also takes -b stand-in: the rings variants then run
+ * against that stand-in for the driver, on /dev/null, beside heap_single,
+ * with no other variant, no system call count and no expiries. That is
+ * the library's own cost on the host's CPU, with no device and no VM:
+ * nothing drains the rings there, so every cancel takes its ARM back.
+ *
  * Not a timed test: the numbers are for comparison within one run.
  */
 #define _GNU_SOURCE
@@ -107,6 +114,14 @@
 #define NR_MAX		1024
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* -b stand-in: the rings of test/fake_kernel.c, on /dev/null. */
+static bool stand_in;
+#ifdef HWT_STAND_IN
+#define BACKENDS	"device|timerfd|stand-in"
+#else
+#define BACKENDS	"device|timerfd"
+#endif
 
 /**
  * struct calls - the system calls of one counted run
@@ -275,7 +290,8 @@ static int raw_open(void)
 
 static int open_ctx(struct hwtimer **h, unsigned int flags)
 {
-	int r = hwtimer_open(h, CHUNK, flags);
+	int r = stand_in ? hwtimer_open_path(h, "/dev/null", CHUNK, flags) :
+			   hwtimer_open(h, CHUNK, flags);
 
 	if (r)
 		fprintf(stderr, "hwtimer_lib_bench: %s\n", hwtimer_open_error());
@@ -798,27 +814,33 @@ static void add_var(struct var *x, int *nx, const char *name, enum variant v,
  */
 static int cost(unsigned int flags, uint64_t n, int rounds)
 {
-	bool device = flags == HWTIMER_OPEN_DEVICE;
-	struct hwtimer *hb, *hr = NULL;
+	bool device = flags == HWTIMER_OPEN_DEVICE && !stand_in;
+	struct hwtimer *hb = NULL, *hr = NULL;
 	static struct var x[8];
 	int nx = 0, fd = -1, k, i;
 
-	if (open_ctx(&hb, flags | HWTIMER_OPEN_BATCH))
+	/* The stand-in answers no BATCH: the rings alone. */
+	if (!stand_in && open_ctx(&hb, flags | HWTIMER_OPEN_BATCH))
 		return 1;
-	if (device) {
+	if (device || stand_in) {
 		if (open_ctx(&hr, flags)) {
-			hwtimer_close(hb);
+			if (hb)
+				hwtimer_close(hb);
 			return 1;
 		}
-		fd = raw_open();
+		if (device)
+			fd = raw_open();
 	}
 	heap_open(&heap, CHUNK);
-	add_var(x, &nx, "lib_sq1024", LIB_SQ, hb, -1,
-		flags | HWTIMER_OPEN_BATCH);
-	if (device)
-		add_var(x, &nx, "raw_batch1024", RAW_BATCH, NULL, fd, 0);
-	add_var(x, &nx, "lib_single", LIB_SINGLE, hb, -1,
-		flags | HWTIMER_OPEN_BATCH);
+	if (hb) {
+		add_var(x, &nx, "lib_sq1024", LIB_SQ, hb, -1,
+			flags | HWTIMER_OPEN_BATCH);
+		if (device)
+			add_var(x, &nx, "raw_batch1024", RAW_BATCH, NULL, fd,
+				0);
+		add_var(x, &nx, "lib_single", LIB_SINGLE, hb, -1,
+			flags | HWTIMER_OPEN_BATCH);
+	}
 	add_var(x, &nx, "heap_single", HEAP_SINGLE, NULL, -1, 0);
 	if (hr && rings_in_use(hr)) {
 		add_var(x, &nx, "rings_sq1024", LIB_SQ, hr, -1, flags);
@@ -826,7 +848,8 @@ static int cost(unsigned int flags, uint64_t n, int rounds)
 		add_var(x, &nx, "rings_loop1024", LIB_LOOP, hr, -1, flags);
 	}
 	printf("# backend %s, %llu timeouts, %d rounds taking turns, fastest, then median\n",
-	       hwtimer_backend(hb), (unsigned long long)n, rounds);
+	       stand_in ? "stand-in" : hwtimer_backend(hb),
+	       (unsigned long long)n, rounds);
 	for (k = -1; k < rounds; k++) {
 		for (i = 0; i < nx; i++) {
 			if (k < 0)
@@ -842,7 +865,8 @@ static int cost(unsigned int flags, uint64_t n, int rounds)
 		close(fd);
 	if (hr)
 		hwtimer_close(hr);
-	hwtimer_close(hb);
+	if (hb)
+		hwtimer_close(hb);
 	return 0;
 }
 
@@ -890,6 +914,10 @@ int main(int argc, char **argv)
 			ne = strtoull(optarg, NULL, 0);
 		else if (c == 'b' && !strcmp(optarg, "timerfd"))
 			flags = HWTIMER_OPEN_TIMERFD;
+#ifdef HWT_STAND_IN
+		else if (c == 'b' && !strcmp(optarg, "stand-in"))
+			stand_in = true;
+#endif
 		else if (c != 'b' || strcmp(optarg, "device"))
 			n = 0;
 	}
@@ -900,11 +928,11 @@ int main(int argc, char **argv)
 		spread[c] = (uint64_t)(drand48() * 1e9);
 	if (!n || rounds < 1 || rounds > MAX_ROUNDS || optind != argc) {
 		fprintf(stderr, "usage: %s [-n TIMEOUTS (a multiple of %d)] [-r ROUNDS]\n"
-			"\t[-e EXPIRIES] [-b device|timerfd]\n", argv[0], CHUNK);
+			"\t[-e EXPIRIES] [-b " BACKENDS "]\n", argv[0], CHUNK);
 		return 2;
 	}
 	if (cost(flags, n, rounds))
 		return 1;
 	fflush(stdout);
-	return ne ? delivery(flags, ne, rounds) : 0;
+	return ne && !stand_in ? delivery(flags, ne, rounds) : 0;
 }
