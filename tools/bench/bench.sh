@@ -14,7 +14,10 @@
 #  4. boot BENCH_RUNS rounds (tools/vm/run-vm.sh): in each, one boot per
 #     vCPU count in BENCH_SMP, the first with the full initramfs, the others
 #     contended-only; each boot's log is build/bench/runs/rR-smpN/results.log
-#  5. hand every log to report.py: the median and the min-max over rounds
+#  5. in each round too, after the boots, hwtimer_lib_bench -b stand-in on
+#     the host's CPU, pinned (build/bench/runs/rR-native): the rings
+#     against test/fake_kernel.c beside the heap peer, without TCG
+#  6. hand every log to report.py: the median and the min-max over rounds
 #
 # What decides the total time (environment):
 #   BENCH_RUNS     rounds of boots (default 3); every figure is reported as
@@ -119,7 +122,8 @@ run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-o "$BENCH/bin/hwtimer_ubench" \
 	"$BDIR/ubench/hwtimer_ubench.c" -luring
 say "building hwtimer_lib_bench and echo_idle (static, libhwtimer)"
-run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench
+run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench \
+	"$BENCH/lib/hwtimer_lib_bench_standin"
 cp "$BENCH/lib/hwtimer_lib_bench" "$BENCH/lib/echo_idle" "$BENCH/bin/"
 say "building hwtimer_dos (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
@@ -196,6 +200,27 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 			>>"$out/results.log"
 		logs+=("$out/results.log")
 	done
+done
+
+# The same library loop on the host's CPU, one run per round, after the
+# boots so that no VM shares the machine: the rings against the stand-in
+# kernel beside the heap peer, pinned to one CPU (as make ring-native).
+pin=()
+command -v taskset >/dev/null && pin=(taskset -c 0)
+for ((r = 1; r <= BENCH_RUNS; r++)); do
+	out=$BENCH/runs/r$r-native
+	mkdir -p "$out"
+	say "round $r/$BENCH_RUNS: the rings beside the heap on the host's CPU (stand-in kernel)"
+	"${pin[@]}" "$BENCH/lib/hwtimer_lib_bench_standin" -b stand-in \
+		-n 1048576 -r 5 -e 0 >"$out/native.log" 2>&1 ||
+		echo "not ok native hwtimer_lib_bench -b stand-in" >>"$out/native.log"
+	awk 'NF == 2 && $2 ~ /^[0-9.]+$/ {
+		printf "BENCH,unative,ns_per_timeout,libhwtimer-%s,1048576,%s,ns\n", $1, $2 }
+	$1 == "median" && NF == 3 && $3 ~ /^[0-9.]+$/ {
+		printf "BENCH,unative,ns_median,libhwtimer-%s,1048576,%s,ns\n", $2, $3 }
+	/^not ok/ { print }' "$out/native.log" >"$out/results.log"
+	printf 'INFO,run,%s\n' "$r" >>"$out/results.log"
+	logs+=("$out/results.log")
 done
 
 if [ "${BENCH_INSNS:-0}" = 1 ]; then

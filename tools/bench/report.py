@@ -55,6 +55,10 @@ LPEERS = ["libhwtimer-lib_sq1024", "libhwtimer-raw_batch1024",
           "libhwtimer-lib_single", "libhwtimer-rings_sq1024",
           "libhwtimer-rings_single", "libhwtimer-rings_loop1024",
           "libhwtimer-heap_single"]
+# hwtimer_lib_bench -b stand-in on the host's CPU, no VM (bench.sh): the
+# rings against test/fake_kernel.c's stand-in beside the heap peer.
+NPEERS = ["libhwtimer-heap_single", "libhwtimer-rings_single",
+          "libhwtimer-rings_sq1024", "libhwtimer-rings_loop1024"]
 # hwtimer_lib_bench's expiry delivery, 100,000 a second: taken from the
 # completion ring, and from read() (a context kept on BATCH).
 XPEERS = ["libhwtimer-rings", "libhwtimer-read"]
@@ -736,6 +740,32 @@ def lib_section(md, R):
     uexpiry_section(md, R)
 
 
+def native_section(md, R, runs):
+    """The rings beside the heap peer on the host's own CPU."""
+    heap = "libhwtimer-heap_single"
+    nc = lambda p: lambda Q: Q.get("unative", "ns_per_timeout", p)
+    if nc(heap)(R) is None:
+        return
+    n = R.param_of("unative", "ns_per_timeout", heap)
+    md.append(f"\nThe same loop on the host's own CPU, not emulated "
+              f"(hwtimer_lib_bench -b stand-in, make ring-native: "
+              f"{n:,} timeouts, 5 rounds, pinned to one CPU, one run per "
+              "round of boots): the rings of a stand-in for the driver "
+              "(tools/lib/hwtimer/test/fake_kernel.c) that drains only "
+              "when the library enters it, so every cancel takes its arm "
+              "back, beside heap_single with its timerfd on the host's "
+              "kernel. TCG charges the library's instructions far more "
+              "than the heap's system calls; this is what a CPU "
+              "charges. The ratio is taken in each run, then the median "
+              "and spread over runs.\n")
+    md.append(peer_table(R, ["method", "ns per timeout", "median (ns)",
+                             "vs heap_single"],
+                         "unative", "ns_per_timeout", NPEERS,
+                         [lambda p, v: fmt(R.get("unative", "ns_median", p)),
+                          lambda p, v: fmt_ratio(per_run(
+                              runs, lambda Q: ratio(nc(p)(Q), nc(heap)(Q))))]))
+
+
 def uexpiry_section(md, R):
     """100,000 expiries a second through the completion ring and read()."""
     n = R.param_of("uexpiry", "p99", XPEERS[0])
@@ -891,6 +921,7 @@ def write_md(R, runs, info, path):
     parts_section(md, R)
     ucost_section(md, R)
     lib_section(md, R)
+    native_section(md, R, runs)
     echo_section(md, R)
     umemory_section(md, R)
     lateness_section(md, R)
