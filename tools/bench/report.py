@@ -754,10 +754,10 @@ def native_section(md, R, runs):
               "(tools/lib/hwtimer/test/fake_kernel.c) that drains only "
               "when the library enters it, so every cancel takes its arm "
               "back, beside heap_single with its timerfd on the host's "
-              "kernel. TCG charges the library's instructions far more "
-              "than the heap's system calls; this is what a CPU "
-              "charges. The ratio is taken in each run, then the median "
-              "and spread over runs.\n")
+              "kernel. TCG weighs loads, stores, calls and locked "
+              "instructions against system calls otherwise than a CPU "
+              "does, so the two ratios can differ. The ratio is taken in "
+              "each run, then the median and spread over runs.\n")
     md.append(peer_table(R, ["method", "ns per timeout", "median (ns)",
                              "vs heap_single"],
                          "unative", "ns_per_timeout", NPEERS,
