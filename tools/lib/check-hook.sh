@@ -12,6 +12,10 @@
 #    timerfd backend: "libhwtimer-extras";
 #  - runs test/ring_fake_test, the rings against a stand-in kernel in the
 #    process, on the host: "libhwtimer-fake";
+#  - builds bench/hwtimer_lib_bench against that stand-in, without a
+#    warning, and runs it briefly: it must run its rings variants and
+#    the heap peer to the end, every cancel taking its ARM back (its
+#    figures are make bench's to judge): "libhwtimer-native";
 #  - builds the test statically into build/check/bin, which the initramfs
 #    carries, so a guest fragment can run it against /dev/hwtimer; and
 #    with -m32 (32-bit time_t by default: the library must still use
@@ -118,6 +122,41 @@ libhwtimer_fake() {
 		tail -1 | sed 's/^/    /' || true
 }
 
+# libhwtimer_native OUT: hwtimer_lib_bench -b stand-in, briefly.
+libhwtimer_native() {
+	local out=$1 rc=0 d=$1/native v bad=
+	mkdir -p "$d"
+	say "running hwtimer_lib_bench against the stand-in kernel on the host"
+	if ! make -C "$TOP/tools/lib/hwtimer" O="$out/static" STATIC=1 \
+		"$out/static/hwtimer_lib_bench_standin" >"$d/build.log" 2>&1 ||
+		grep -qi 'warning:' "$d/build.log"; then
+		fail_step build-libhwtimer "hwtimer_lib_bench -b stand-in" \
+			"$d/build.log"
+		return 0
+	fi
+	"$out/static/hwtimer_lib_bench_standin" -b stand-in -n 16384 -r 1 \
+		-e 0 >"$d/run.log" 2>&1 || rc=$?
+	for v in heap_single rings_single rings_sq1024 rings_loop1024; do
+		grep -q "^$v [0-9]" "$d/run.log" || bad="$bad $v"
+	done
+	# The stand-in drains only when entered: nothing may reach it.
+	for v in rings_single rings_sq1024; do
+		grep -qx "kernel $v 0.0" "$d/run.log" || bad="$bad kernel-$v"
+	done
+	{
+		echo "1..1"
+		if [ "$rc" = 0 ] && [ -z "$bad" ]; then
+			echo "ok 1 hwtimer_lib_bench -b stand-in: the rings and the heap peer"
+		else
+			echo "not ok 1 hwtimer_lib_bench -b stand-in: exit $rc, missing:${bad:- none}"
+			sed 's/^/# /' "$d/run.log"
+		fi
+	} >"$d/native.tap"
+	grep '^not ok' "$d/native.tap" | sed 's/^/    /' || true
+	python3 "$RESULTS" tap libhwtimer-native "$d/native.tap" "$rc" |
+		tail -1 | sed 's/^/    /' || true
+}
+
 libhwtimer_check_hook() {
 	local out=$CHECK/libhwtimer log=$CHECK/libhwtimer/build.log rc=0
 	rm -rf "$out"
@@ -153,6 +192,7 @@ libhwtimer_check_hook() {
 		tail -1 | sed 's/^/    /' || true
 	libhwtimer_m32 "$out"
 	libhwtimer_fake "$out"
+	libhwtimer_native "$out"
 	# Its own directory: results.py keeps one count per directory.
 	mkdir -p "$out/extras"
 	libhwtimer_extras "$out" >"$out/extras/extras.tap"
