@@ -4,9 +4,10 @@
 # ring_native.sh - the timer rings' cost per timeout on the host's own CPU,
 # beside an event loop's heap and one timerfd: PROGRAM is
 # hwtimer_lib_bench built against test/fake_kernel.c's stand-in for the
-# driver ("make ring-native"), run RUNS times with -b stand-in.
+# driver ("make ring-native"), run RUNS (default 3) times with -b stand-in
+# over TIMEOUTS (default 1048576).
 #
-#   ring_native.sh [-n TIMEOUTS] [-r RUNS] PROGRAM
+#   ring_native.sh PROGRAM [TIMEOUTS [RUNS]]
 #
 # Each run is pinned to one CPU with taskset where there is one, so the
 # heap and the rings share it and its caches, as in an event loop. Each
@@ -20,18 +21,13 @@
 # Needs POSIX sh and awk; taskset (util-linux) where present.
 set -e
 
-n=1048576
-runs=3
-while getopts n:r: opt; do
-	case $opt in
-	n) n=$OPTARG ;;
-	r) runs=$OPTARG ;;
-	*) echo "usage: $0 [-n TIMEOUTS] [-r RUNS] PROGRAM" >&2; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-[ $# = 1 ] || { echo "usage: $0 [-n TIMEOUTS] [-r RUNS] PROGRAM" >&2; exit 2; }
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then
+	echo "usage: $0 PROGRAM [TIMEOUTS [RUNS]]" >&2
+	exit 2
+fi
 prog=$1
+n=${2:-1048576}
+runs=${3:-3}
 pin=
 command -v taskset >/dev/null 2>&1 && pin="taskset -c 0"
 
