@@ -754,10 +754,15 @@ def native_section(md, R, runs):
               "(tools/lib/hwtimer/test/fake_kernel.c) that drains only "
               "when the library enters it, so every cancel takes its arm "
               "back, beside heap_single with its timerfd on the host's "
-              "kernel. TCG weighs loads, stores, calls and locked "
-              "instructions against system calls otherwise than a CPU "
-              "does, so the two ratios can differ. The ratio is taken in "
-              "each run, then the median and spread over runs.\n")
+              "kernel. The rings make no system call; heap_single makes "
+              "its timerfd_settime() calls (about 9 per 1,024 "
+              "timeouts), whose cost varies more from machine to "
+              "machine than the rest does, so this ratio holds for "
+              "this host alone. TCG, too, weighs loads, "
+              "stores, calls and locked instructions against system "
+              "calls otherwise than a CPU does (docs/design.md, timer "
+              "rings). The ratio is taken in each run, then the median "
+              "and spread over runs.\n")
     md.append(peer_table(R, ["method", "ns per timeout", "median (ns)",
                              "vs heap_single"],
                          "unative", "ns_per_timeout", NPEERS,
