@@ -16,7 +16,8 @@
 #     contended-only; each boot's log is build/bench/runs/rR-smpN/results.log
 #  5. in each round too, after the boots, hwtimer_lib_bench -b stand-in on
 #     the host's CPU, pinned (build/bench/runs/rR-native): the rings
-#     against test/fake_kernel.c beside the heap peer, without TCG
+#     against test/fake_kernel.c beside the heap peer, without TCG, and
+#     tools/bench/opcost, which the first boot of each round runs too
 #  6. hand every log to report.py: the median and the min-max over rounds
 #
 # What decides the total time (environment):
@@ -125,6 +126,9 @@ say "building hwtimer_lib_bench and echo_idle (static, libhwtimer)"
 run "$log" make -C "$TOP/tools/lib/hwtimer" O="$BENCH/lib" STATIC=1 bench \
 	"$BENCH/lib/hwtimer_lib_bench_standin"
 cp "$BENCH/lib/hwtimer_lib_bench" "$BENCH/lib/echo_idle" "$BENCH/bin/"
+say "building opcost (static)"
+run "$log" gcc -O2 -Wall -Wextra -static -o "$BENCH/bin/opcost" \
+	"$BDIR/opcost/opcost.c"
 say "building hwtimer_dos (static)"
 run "$log" gcc -O2 -Wall -Wextra -Wno-unused-parameter -static \
 	-I"$TOP/include/uapi" -o "$BENCH/bin/hwtimer_dos" \
@@ -219,6 +223,13 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 	$1 == "median" && NF == 3 && $3 ~ /^[0-9.]+$/ {
 		printf "BENCH,unative,ns_median,libhwtimer-%s,1048576,%s,ns\n", $2, $3 }
 	/^not ok/ { print }' "$out/native.log" >"$out/results.log"
+	# What an instruction or system call of a kind costs here, beside
+	# what it costs in the VMs (50-bench.sh runs the same program).
+	"${pin[@]}" "$BENCH/bin/opcost" >"$out/opcost.log" 2>&1 ||
+		echo "not ok native opcost" >>"$out/opcost.log"
+	awk '$1 == "opcost" && NF == 3 {
+		printf "BENCH,opcost,ns_per_op,host-%s,1,%s,ns\n", $2, $3 }
+	/^not ok/ { print }' "$out/opcost.log" >>"$out/results.log"
 	printf 'INFO,run,%s\n' "$r" >>"$out/results.log"
 	logs+=("$out/results.log")
 done

@@ -771,6 +771,28 @@ def native_section(md, R, runs):
                               runs, lambda Q: ratio(nc(p)(Q), nc(heap)(Q))))]))
 
 
+def opcost_section(md, R):
+    """What TCG and the host charge for an operation of each kind."""
+    kinds = ["call_ret", "lock_or", "load", "store", "getppid",
+             "timerfd_settime"]
+    oc = lambda where, k: R.get("opcost", "ns_per_op", f"{where}-{k}")
+    if all(oc("tcg", k) is None and oc("host", k) is None for k in kinds):
+        return
+    md.append("\nWhat one operation of a kind costs (tools/bench/opcost: "
+              "a loop of it alone, the fastest of 3 passes less an empty "
+              "loop's) in the VM's first boot of each round, under TCG, "
+              "and on the host, pinned to one CPU, after the boots. "
+              "call_ret: a call of a function that is not inlined and its "
+              "return; lock_or: the full barrier GCC emits for a "
+              "sequentially consistent fence; load, store: 8 bytes "
+              "within 48 KiB.\n")
+    md.append(table(["operation", "under TCG (ns)", "on the host (ns)",
+                     "TCG ÷ host"],
+                    [[k, fmt(oc("tcg", k), 2), fmt(oc("host", k), 2),
+                      fmt_ratio(ratio(oc("tcg", k), oc("host", k)))]
+                     for k in kinds]))
+
+
 def uexpiry_section(md, R):
     """100,000 expiries a second through the completion ring and read()."""
     n = R.param_of("uexpiry", "p99", XPEERS[0])
@@ -927,6 +949,7 @@ def write_md(R, runs, info, path):
     ucost_section(md, R)
     lib_section(md, R)
     native_section(md, R, runs)
+    opcost_section(md, R)
     echo_section(md, R)
     umemory_section(md, R)
     lateness_section(md, R)

@@ -83,6 +83,16 @@ if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$lib" ]; then
 	}' /tmp/libbench.out
 fi
 
+# What an instruction or system call of a kind costs under TCG (bench.sh
+# runs the same program on the host).
+opcost=$HWTIMER_DIR/bin/opcost
+if [ "${HWTIMER_BENCH_USER:-1}" != 0 ] && [ -x "$opcost" ]; then
+	"$opcost" >/tmp/opcost.out 2>&1
+	sed 's/^/# /' /tmp/opcost.out
+	awk '$1 == "opcost" && NF == 3 {
+		printf "BENCH,opcost,ns_per_op,tcg-%s,1,%s,ns\n", $2, $3 }' /tmp/opcost.out
+fi
+
 # examples/echo_idle on /dev/hwtimer at as many loopback connections as
 # the guest keeps up with: 2,000, then 5,000, 10,000 and 20,000 (under the
 # 28,232 ephemeral ports), up to HWTIMER_BENCH_ECHO, stopping at the first
