@@ -29,12 +29,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#define noinline	__attribute__((__noinline__))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define PASSES		3
 #define WORDS		6144	/* 48 KiB */
 #define PER_ITER	6	/* loads or stores per iteration */
 
 static uint64_t words[WORDS];
-static volatile uint64_t sink;
 static int tfd;
 
 static uint64_t now_ns(void)
@@ -45,7 +47,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-__attribute__((noinline)) static uint64_t callee(uint64_t x)
+static noinline uint64_t callee(uint64_t x)
 {
 	__asm__ volatile("" : "+r"(x));
 	return x + 1;
@@ -90,8 +92,10 @@ static uint64_t run(int k, uint64_t n)
 		/* Every access is made, and no two iterations merge. */
 		__asm__ volatile("" : "+r"(x) : : "memory");
 	}
-	sink = x;
-	return now_ns() - t0;
+	t0 = now_ns() - t0;
+	/* x is used: no loop may be dropped. */
+	__asm__ volatile("" : : "r"(x));
+	return t0;
 }
 
 /* The fastest of PASSES loops of kind @k. */
@@ -130,7 +134,7 @@ int main(int argc, char **argv)
 		perror("opcost: timerfd_create");
 		return 1;
 	}
-	for (k = 1; k < (int)(sizeof(names) / sizeof(names[0])); k++) {
+	for (k = 1; k < (int)ARRAY_SIZE(names); k++) {
 		m = k >= 5 ? n / 100 : n;
 		base = fastest(0, m);
 		t = fastest(k, m);
