@@ -225,11 +225,8 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 	/^not ok/ { print }' "$out/native.log" >"$out/results.log"
 	# What an instruction or system call of a kind costs here, beside
 	# what it costs in the VMs (50-bench.sh runs the same program).
-	"${pin[@]}" "$BENCH/bin/opcost" >"$out/opcost.log" 2>&1 ||
-		echo "not ok native opcost" >>"$out/opcost.log"
-	awk '$1 == "opcost" && NF == 3 {
-		printf "BENCH,opcost,ns_per_op,host-%s,1,%s,ns\n", $2, $3 }
-	/^not ok/ { print }' "$out/opcost.log" >>"$out/results.log"
+	"${pin[@]}" "$BENCH/bin/opcost" -r host >>"$out/results.log" 2>&1 ||
+		echo "not ok native opcost" >>"$out/results.log"
 	printf 'INFO,run,%s\n' "$r" >>"$out/results.log"
 	logs+=("$out/results.log")
 done

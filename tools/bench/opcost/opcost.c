@@ -4,12 +4,13 @@
  * runs: make bench runs it in its VM (TCG) and on the host, so that the
  * two weightings can be set side by side.
  *
- *   opcost [-n LOOPS]
+ *   opcost [-n LOOPS] [-r WHERE]
  *
  * Each kind runs in a loop of LOOPS (default 20,000,000; system calls a
  * hundredth of that) taking 3 passes; the fastest pass, less an empty
  * loop's fastest, is divided by the operations it made. It prints one
- * line per kind, "opcost NAME ns_per_op":
+ * line per kind, "opcost NAME ns_per_op"; with -r, make bench's row for
+ * it instead, "BENCH,opcost,ns_per_op,WHERE-NAME,1,ns_per_op,ns":
  *
  *	call_ret	a call of a function that is not inlined, and its return
  *	lock_or		lock or $0,(%rsp), the full barrier GCC emits for
@@ -119,13 +120,18 @@ int main(int argc, char **argv)
 		"timerfd_settime"
 	};
 	static const unsigned int ops[] = { 1, 1, 1, PER_ITER, PER_ITER, 1, 1 };
+	const char *where = NULL;
 	uint64_t n = 20000000, m, base, t;
+	double ns;
 	int c, k;
 
-	while ((c = getopt(argc, argv, "n:")) != -1) {
-		if (c != 'n')
+	while ((c = getopt(argc, argv, "n:r:")) != -1) {
+		if (c == 'n')
+			n = strtoull(optarg, NULL, 0);
+		else if (c == 'r')
+			where = optarg;
+		else
 			goto usage;
-		n = strtoull(optarg, NULL, 0);
 	}
 	if (n < 100 || optind != argc)
 		goto usage;
@@ -138,12 +144,16 @@ int main(int argc, char **argv)
 		m = k >= 5 ? n / 100 : n;
 		base = fastest(0, m);
 		t = fastest(k, m);
-		printf("opcost %s %.2f\n", names[k],
-		       t > base ? (double)(t - base) / m / ops[k] : 0.0);
+		ns = t > base ? (double)(t - base) / m / ops[k] : 0.0;
+		if (where)
+			printf("BENCH,opcost,ns_per_op,%s-%s,1,%.2f,ns\n",
+			       where, names[k], ns);
+		else
+			printf("opcost %s %.2f\n", names[k], ns);
 	}
 	close(tfd);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-n LOOPS (at least 100)]\n", argv[0]);
+	fprintf(stderr, "usage: %s [-n LOOPS (at least 100)] [-r WHERE]\n", argv[0]);
 	return 2;
 }
