@@ -6,7 +6,8 @@
 #   BOUND is the wall-clock limit in seconds; a VM still running then is
 #   killed and the exit status is 124.
 #   --live also copies the console to stdout as it happens (make demo).
-#   HWTIMER_VM_SMP sets the vCPU count (default 2).
+#   HWTIMER_VM_SMP sets the vCPU count (default 2), HWTIMER_VM_CPU qemu's
+#   -cpu (default max,cx16=off: see below).
 set -euo pipefail
 
 live=0
@@ -33,8 +34,15 @@ append+=" loglevel=${HWTIMER_LOGLEVEL:-7} no_hash_pointers ${HWTIMER_APPEND:-}"
 plugin=()
 [ -n "${HWTIMER_QEMU_PLUGIN:-}" ] && plugin=(-plugin "$HWTIMER_QEMU_PLUGIN")
 
+# The vCPU: qemu's max without CMPXCHG16B. QEMU 7.2's translator calls its
+# CMPXCHG16B helper without first storing which operation last set the
+# flags, and the helper can then rebuild RFLAGS from a stale operand:
+# reserved bits set, a double fault soon after (seen in 6.12's SLUB fast
+# path; docs/testing.md). Without CX16 the kernel emulates the instruction.
+cpu=${HWTIMER_VM_CPU:-max,cx16=off}
+
 rc=0
-timeout -k 10 "$bound" qemu-system-x86_64 -accel tcg -cpu max \
+timeout -k 10 "$bound" qemu-system-x86_64 -accel tcg -cpu "$cpu" \
 	-m "${HWTIMER_VM_MEM:-1024}" -smp "${HWTIMER_VM_SMP:-2}" -nographic \
 	-no-reboot -monitor none -nic none "${plugin[@]}" \
 	"${con[@]}" -serial "file:$outdir/results.log" \
