@@ -67,6 +67,7 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -94,6 +95,13 @@
 #define HWT_RING_SQES		(9 * HWT_RING_LINE)
 /* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
+/*
+ * Entries a periodic drain consumes at most. It runs on a shared thread,
+ * so what it does for one context must not grow with what the process
+ * puts in its ring; past this, it sets NEED_WAKEUP, and the process's
+ * next submission drains the rest with ENTER, on its own time.
+ */
+#define HWT_RING_DRAIN_BUDGET	(16 * HWT_RING_CHUNK)
 /*
  * Periodic drains in a row that find the ring empty before the drain
  * stops and asks for ENTER: 16 ticks of a pause cost a process nothing,
@@ -755,16 +763,22 @@ static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
 /*
  * The drain stops before entry @from of r->win, of @n: arm for real the
  * deferred ARMs whose CANCEL it will not reach now. Each kept its place
- * in the completion ring, for an error.
+ * in the completion ring, for an error. How many there are is the
+ * process's choice (it decides where the drain stops by moving its cq
+ * head), so the locks are let go every HWT_RING_CHUNK arms, as a drain
+ * lets go every HWT_RING_CHUNK entries: an interrupts-off section never
+ * grows with the ring. Caller holds drain_mutex, which keeps r->win and
+ * r->link the drain's own meanwhile.
  */
 static void undefer(struct hwt_ring *r, u32 from, u32 n)
 {
 	struct hwt_ctx *ctx = r->ctx;
 	struct hwtimer_hold hold = {};
 	const struct hwtimer_sqe *sqe;
-	u32 j;
+	u32 j, armed = 0;
 	int ret;
 
+	lockdep_assert_held(&r->drain_mutex);
 	spin_lock(&ctx->wqh.lock);
 	for (j = from; j < n; j++) {
 		if (!(r->link[j] & HWT_RING_DEFERRED))
@@ -776,6 +790,12 @@ static void undefer(struct hwt_ring *r, u32 from, u32 n)
 		ret = sqe_arm(r, sqe, &hold);
 		if (ret)
 			sqe_complete(r, sqe, ret, false);
+		if (++armed % HWT_RING_CHUNK)
+			continue;
+		hwtimer_hold_release(&hold);
+		spin_unlock(&ctx->wqh.lock);
+		cond_resched();
+		spin_lock(&ctx->wqh.lock);
 	}
 	hwtimer_hold_release(&hold);
 	spin_unlock(&ctx->wqh.lock);
@@ -881,11 +901,13 @@ static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 /*
  * Consume what the sq tail, read once, says is there, at most the ring's
  * size, and for a periodic drain (@all false) no further than
- * drain_bound(): copy and check it once into r->win, pair ARMs with
- * CANCELs when the completion ring has room for all of it, then apply it
- * a chunk at a time. Caller holds drain_mutex, which is dropped while
- * waiting for a slot's callback; the drain ends there, as another may
- * have run meanwhile.
+ * drain_bound() and HWT_RING_DRAIN_BUDGET: copy and check it once into
+ * r->win, pair ARMs with CANCELs when the completion ring has room for
+ * all of it, then apply it a chunk at a time. ENTER (@all) stops between
+ * chunks when its caller is killed. Caller holds drain_mutex, which ENTER
+ * drops while waiting for a slot's callback; the drain ends there, as
+ * another may have run meanwhile. A periodic drain never waits: it leaves
+ * the MODIFY to the next drain.
  * Return: entries consumed.
  */
 static u32 ring_drain(struct hwt_ring *r, bool all)
@@ -905,8 +927,13 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
-	if (!all && n)
+	if (!all && n) {
 		n = drain_bound(r, tail, n, hwtimer_wheel_now(r->w));
+		if (n > HWT_RING_DRAIN_BUDGET) {
+			n = HWT_RING_DRAIN_BUDGET;
+			set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
+		}
+	}
 	/*
 	 * Claim the entries before copying them: userspace may take back an
 	 * entry at or past the claim by making it a NOP, then a full barrier,
@@ -940,12 +967,14 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		smp_store_release(r->sq_head, r->sq_next);
 		if (wait || k < want)
 			break;	/* a MODIFY waits, or the completion ring is full */
+		if (all && fatal_signal_pending(current))
+			break;
 		cond_resched();
 	}
 	if (done < n)
 		undefer(r, done, n);
 	cq_unreserve(r);
-	if (wait) {
+	if (wait && all) {
 		mutex_unlock(&r->drain_mutex);
 		hwtimer_cancel_sync(&wait->t);
 		mutex_lock(&r->drain_mutex);
@@ -975,13 +1004,19 @@ static void drain_stop_if_idle(struct hwt_ring *r)
 	r->drain_on = false;
 }
 
-/* Callback of the periodic drain; on a wheel worker, may sleep. */
+/*
+ * Callback of the periodic drain, on a shared wheel worker. It never
+ * sleeps on the process: while an ENTER of the context drains (and holds
+ * drain_mutex for as long as its thread is kept off the CPU), this drain
+ * has nothing to do, and the next tick's looks again.
+ */
 static void ring_drain_fn(struct hwtimer_timeout *t)
 {
 	struct hwt_ring *r = container_of(t, struct hwt_ring, drain);
 	u32 n;
 
-	mutex_lock(&r->drain_mutex);
+	if (!mutex_trylock(&r->drain_mutex))
+		return;
 	n = ring_drain(r, false);
 	/* Entries left to a later drain: the process is at work. */
 	if (n || READ_ONCE(*r->sq_tail) != r->sq_next)
@@ -1000,8 +1035,8 @@ static void ring_drain_fn(struct hwtimer_timeout *t)
  *
  * Context: process context, the ioctl; may sleep.
  * Return: entries consumed; -EFAULT; -EINVAL for flags, reserved words or
- * a context without rings; -EINTR if a signal came while waiting for
- * another drain.
+ * a context without rings; -ERESTARTSYS if a signal came while waiting for
+ * another drain (nothing was consumed).
  */
 long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
 {
@@ -1016,7 +1051,7 @@ long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
 	    memchr_inv(req.reserved, 0, sizeof(req.reserved)) || !r)
 		return -EINVAL;
 	if (mutex_lock_interruptible(&r->drain_mutex))
-		return -EINTR;
+		return -ERESTARTSYS;
 	set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
 	n = ring_drain(r, true);
 	drain_start(r);
