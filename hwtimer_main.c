@@ -1738,17 +1738,36 @@ static void stop_threads(struct hwtimer_wheel *w)
 	}
 }
 
-/* Worker @j of @b, near @b's CPU when it has one; not started yet. */
+/*
+ * Worker @j of @b, near @b's CPU when it has one; not started yet.
+ *
+ * On PREEMPT_RT a worker runs at the lowest SCHED_FIFO priority, as the
+ * kernel's own timer softirq thread does there. A spinlock_t is a
+ * sleeping lock on RT, and a callback may take one that a user thread
+ * holds, such as a /dev/hwtimer context's lock: only a real-time waiter
+ * boosts the holder (priority inheritance), so a holder that its owner
+ * keeps off the CPU (SCHED_IDLE next to its own busy thread) then holds
+ * a worker up for its short critical section, not for as long as it is
+ * starved. Elsewhere such a lock spins with preemption off, and a worker
+ * stays SCHED_NORMAL like any kthread.
+ */
 static struct task_struct *worker_create(struct hwtimer_base *b,
 					 unsigned int j)
 {
 	struct hwtimer_worker *wk = &b->workers[j];
 	const char *name = b->w->name;
+	struct task_struct *task;
 
 	if (b->cpu < 0)
-		return kthread_create(worker_fn, wk, "hwtimer/%s/%u", name, j);
-	return kthread_create_on_node(worker_fn, wk, cpu_to_node(b->cpu),
-				      "hwtimer/%s/%d:%u", name, b->cpu, j);
+		task = kthread_create(worker_fn, wk, "hwtimer/%s/%u", name, j);
+	else
+		task = kthread_create_on_node(worker_fn, wk,
+					      cpu_to_node(b->cpu),
+					      "hwtimer/%s/%d:%u", name, b->cpu,
+					      j);
+	if (!IS_ERR(task) && IS_ENABLED(CONFIG_PREEMPT_RT))
+		sched_set_fifo_low(task);
+	return task;
 }
 
 /*
