@@ -1467,8 +1467,12 @@ efault:
 
 /*
  * Run the ops at @uops in chunks, each written back before the next is
- * read. Stops at a signal (-EINTR: @req->done says how far it got) or a
- * fault (-EFAULT: the faulting chunk had no effect). Before a chunk runs,
+ * read. A signal before the first chunk restarts the call (nothing ran);
+ * once ops ran, only a fatal one stops it (-EINTR: @req->done says how
+ * far it got, for no one to see), and the others wait for its end, at
+ * most HWTIMER_BATCH_MAX ops away: a stop signal or task work, which the
+ * process never sees, must not fail a call half done. A fault stops it
+ * too (-EFAULT: the faulting chunk had no effect). Before a chunk runs,
  * the fields it writes back are written with what they hold, so that its
  * write-back does not fault unless the memory is unmapped meanwhile.
  */
@@ -1480,7 +1484,9 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 	u32 i, n;
 
 	while (req->done < req->count) {
-		if (signal_pending(current))
+		if (!req->done && signal_pending(current))
+			return -ERESTARTSYS;
+		if (fatal_signal_pending(current))
 			return -EINTR;
 		n = min_t(u32, req->count - req->done, HWT_BATCH_CHUNK);
 		if (batch_read(ops, uops + req->done, n) ||
@@ -1778,6 +1784,12 @@ static int wait_events(struct hwt_ctx *ctx, bool nonblock)
  * smaller than a record is EINVAL, no record and O_NONBLOCK is EAGAIN, a
  * signal while waiting for the first record is ERESTARTSYS. Once a record
  * was copied the call never waits again. A record may straddle iovecs.
+ *
+ * A read takes at most the records that were queued when it found the
+ * first one: taking a periodic timeout's record re-arms it, and with
+ * enough short periods new records would come as fast as copying takes
+ * them, so a read bounded only by the buffer might never end. It also
+ * stops between chunks at a signal, returning what it copied.
  */
 static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -1802,6 +1814,8 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	}
 	spin_lock(&ctx->wqh.lock);
 	ret = wait_events(ctx, nonblock);
+	if (!ret)
+		max = min_t(u64, max, ctx->queued);
 	while (!ret && done < max) {
 		n = peek_events(ctx, evs, tks,
 				min_t(size_t, max - done, HWT_READ_CHUNK));
@@ -1814,6 +1828,8 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		done += got;
 		if (got < n)
 			ret = -EFAULT;
+		else if (done < max && signal_pending(current))
+			break;
 	}
 	spin_unlock(&ctx->wqh.lock);
 	mutex_unlock(&ctx->read_mutex);

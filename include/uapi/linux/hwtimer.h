@@ -207,9 +207,10 @@ struct hwtimer_batch_op {
  * @failed: out: ops among @done whose status is not 0
  * @reserved: in: must be 0; out: 0
  *
- * Ops run in order; one failing does not stop the others. A signal stops
- * the call between chunks of ops with EINTR, @done saying how many ran
- * (the rest did not); call again with the remaining ops.
+ * Ops run in order; one failing does not stop the others. A signal that
+ * comes before the first op ran fails the call with EINTR, @done 0, unless
+ * it is restarted (SA_RESTART); once ops ran, the call runs them all and
+ * the signal is handled after it. Only a fatal signal ends it part way.
  */
 struct hwtimer_batch {
 	__u64 ops;
