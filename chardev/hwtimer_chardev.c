@@ -104,6 +104,8 @@ MODULE_PARM_DESC(max_user_timeouts,
 #define HWT_BATCH_CHUNK		16
 /* Records read() assembles under the lock before copying them out. */
 #define HWT_READ_CHUNK		8
+/* Records a walk of the event list passes in one hold of the lock. */
+#define HWT_WALK_CHUNK		256
 /*
  * Dead one-shot timers a context keeps for its next arms (128 bytes each):
  * those arms skip the slab's allocation and free, and the clearing of
@@ -505,15 +507,29 @@ static struct hwt_timer *events_pop(struct hwt_ctx *ctx)
 	return ht;
 }
 
-/* Unlink @ht from the event list wherever it is. Caller holds the lock. */
+/*
+ * Unlink @ht from the event list wherever it is. The list is as long as
+ * the process makes it, so the walk lets go of the lock every
+ * HWT_WALK_CHUNK records: under the read mutex, records only join the
+ * list at its tail, so the link it stands on stays on the list. Caller
+ * holds the lock and the read mutex.
+ */
 static void events_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
 	struct hwt_timer **pp;
+	u32 walked = 0;
 
+	lockdep_assert_held(&ctx->read_mutex);
 	lockdep_assert_held(&ctx->wqh.lock);
 	for (pp = &ctx->ev_head; *pp; pp = &(*pp)->next) {
-		if (*pp != ht)
+		if (*pp != ht) {
+			if (++walked % HWT_WALK_CHUNK)
+				continue;
+			spin_unlock(&ctx->wqh.lock);
+			cond_resched();
+			spin_lock(&ctx->wqh.lock);
 			continue;
+		}
 		*pp = ht->next;
 		if (ctx->ev_tail == &ht->next)
 			ctx->ev_tail = pp;
