@@ -100,6 +100,18 @@ hwtimer_param_ranged(max_user_timeouts, max_user_timeouts, 1, ULONG_MAX,
 MODULE_PARM_DESC(max_user_timeouts,
 		 "Most live timeouts per user across all open /dev/hwtimer, spare timers past a context's first 1024 counted as live (default: 4% of RAM at 128 bytes each)");
 
+/*
+ * Each open context and each set of timer rings holds one of the 2^20 id
+ * tags, which all users share: a user may hold a sixteenth of them, as
+ * inotify caps a user's instances, so no one user can make another's
+ * open fail.
+ */
+static unsigned long max_user_contexts = 65536;
+hwtimer_param_ranged(max_user_contexts, max_user_contexts, 1,
+		     BIT(HWTIMER_IDS_TAG_BITS) - 1, 0644);
+MODULE_PARM_DESC(max_user_contexts,
+		 "Most open /dev/hwtimer contexts plus timer rings per user (1 - 1048575, default 65536)");
+
 /* Ops of a batch copied in and out at a time. */
 #define HWT_BATCH_CHUNK		16
 /* Records read() assembles under the lock before copying them out. */
@@ -132,12 +144,14 @@ MODULE_PARM_DESC(max_user_timeouts,
  * @uid: the user
  * @ref: contexts of the user that are open
  * @live: live timeouts of all those contexts
+ * @tags: id tags those contexts and their rings hold, for max_user_contexts
  */
 struct hwt_user {
 	struct hlist_node node;
 	kuid_t uid;
 	refcount_t ref;
 	atomic_long_t live;
+	atomic_long_t tags;
 };
 
 /* Users with open contexts, by uid; protected by hwt_users_lock. */
@@ -1891,6 +1905,7 @@ static struct hwt_user *user_get(void)
 		u->uid = uid;
 		refcount_set(&u->ref, 1);
 		atomic_long_set(&u->live, 0);
+		atomic_long_set(&u->tags, 0);
 		hash_add(hwt_users, &u->node, __kuid_val(uid));
 	}
 out_unlock:
@@ -1906,11 +1921,13 @@ static void user_put(struct hwt_user *u)
 	hash_del(&u->node);
 	spin_unlock(&hwt_users_lock);
 	WARN_ON_ONCE(atomic_long_read(&u->live));
+	WARN_ON_ONCE(atomic_long_read(&u->tags));
 	kfree(u);
 }
 
 /**
  * hwtimer_cdev_tag_alloc() - a tag no context's ids carry
+ * @ctx: the context it is for, whose user it is charged to
  * @owner: what holds the tag
  * @tag: out: the tag, from 1 to 2^%HWTIMER_IDS_TAG_BITS - 1
  *
@@ -1918,27 +1935,37 @@ static void user_put(struct hwt_user *u)
  * can: after every other tag was handed out once.
  *
  * Context: process context; may sleep.
- * Return: 0; -ENFILE when every tag is held; -ENOMEM.
+ * Return: 0; -EMFILE when the user holds max_user_contexts tags; -ENFILE
+ * when every tag is held; -ENOMEM.
  */
-int hwtimer_cdev_tag_alloc(void *owner, u32 *tag)
+int hwtimer_cdev_tag_alloc(struct hwt_ctx *ctx, void *owner, u32 *tag)
 {
+	struct hwt_user *u = ctx->user;
 	int ret;
 
+	if (atomic_long_inc_return(&u->tags) >
+	    READ_ONCE(max_user_contexts)) {
+		atomic_long_dec(&u->tags);
+		return -EMFILE;
+	}
 	ret = xa_alloc_cyclic(&hwt_tags, tag, owner,
 			      XA_LIMIT(1, BIT(HWTIMER_IDS_TAG_BITS) - 1),
 			      &hwt_next_tag, GFP_KERNEL);
-	if (ret < 0)
-		return ret == -EBUSY ? -ENFILE : ret;
-	return 0;
+	if (ret >= 0)
+		return 0;
+	atomic_long_dec(&u->tags);
+	return ret == -EBUSY ? -ENFILE : ret;
 }
 
 /**
  * hwtimer_cdev_tag_free() - give back a tag of hwtimer_cdev_tag_alloc()
+ * @ctx: the context it was for
  * @tag: the tag
  */
-void hwtimer_cdev_tag_free(u32 tag)
+void hwtimer_cdev_tag_free(struct hwt_ctx *ctx, u32 tag)
 {
 	xa_erase(&hwt_tags, tag);
+	atomic_long_dec(&ctx->user->tags);
 }
 
 static int hwt_open(struct inode *inode, struct file *file)
@@ -1957,7 +1984,7 @@ static int hwt_open(struct inode *inode, struct file *file)
 	ret = -ENOMEM;
 	if (!ctx->user)
 		goto err_free;
-	ret = hwtimer_cdev_tag_alloc(ctx, &ctx->tag);
+	ret = hwtimer_cdev_tag_alloc(ctx, ctx, &ctx->tag);
 	if (ret)
 		goto err_put_user;
 	hwtimer_ids_init(&ctx->ids, &ctx->wqh.lock, ctx->tag, HWTIMER_IDS_MAX);
@@ -2023,8 +2050,8 @@ static int hwt_release(struct inode *inode, struct file *file)
 	if (ctx->evfd)
 		eventfd_ctx_put(ctx->evfd);
 	atomic_long_sub(ctx->live + ctx->nextra, &ctx->user->live);
+	hwtimer_cdev_tag_free(ctx, ctx->tag);
 	user_put(ctx->user);
-	hwtimer_cdev_tag_free(ctx->tag);
 	mutex_destroy(&ctx->read_mutex);
 	kfree(ctx);
 	return 0;

@@ -147,8 +147,8 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 }
 
 u64 hwtimer_cdev_max_pending(void);
-int hwtimer_cdev_tag_alloc(void *owner, u32 *tag);
-void hwtimer_cdev_tag_free(u32 tag);
+int hwtimer_cdev_tag_alloc(struct hwt_ctx *ctx, void *owner, u32 *tag);
+void hwtimer_cdev_tag_free(struct hwt_ctx *ctx, u32 tag);
 void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
 struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock);

@@ -271,7 +271,7 @@ static void setup_answer(const struct hwt_ring *r,
 static void ring_destroy(struct hwt_ring *r)
 {
 	if (r->id_tag)
-		hwtimer_cdev_tag_free(r->id_tag);
+		hwtimer_cdev_tag_free(r->ctx, r->id_tag);
 	vfree(r->mem);
 	kvfree(r->slots);
 	kvfree(r->win);
@@ -325,7 +325,7 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 	/* Charged to the caller's memcg; hwtimer_ring_mmap() maps its pages. */
 	r->mem = __vmalloc(r->map_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	ret = r->slots && r->mem && r->win && r->link && r->last ?
-	      hwtimer_cdev_tag_alloc(r, &r->id_tag) : -ENOMEM;
+	      hwtimer_cdev_tag_alloc(ctx, r, &r->id_tag) : -ENOMEM;
 	if (ret) {
 		ring_destroy(r);
 		return ERR_PTR(ret);
@@ -397,8 +397,8 @@ static int ring_install(struct hwt_ctx *ctx, struct hwt_ring *r)
  * Context: process context, the ioctl; may sleep.
  * Return: 0; -EFAULT, -EINVAL (bad sizes, slots, clock, flags or reserved
  * words), -EBUSY (rings already set up), -ENOSPC or -EDQUOT (the slots
- * pass the context's or the user's limit), -ENFILE (no tag is free),
- * -ENOMEM.
+ * pass the context's or the user's limit), -EMFILE (the user holds
+ * max_user_contexts tags), -ENFILE (no tag is free), -ENOMEM.
  */
 long hwtimer_ring_setup(struct hwt_ctx *ctx, void __user *arg)
 {
