@@ -50,6 +50,17 @@
  * fallback: an entry is consumed only while the completion ring has room,
  * so none is ever lost; a full completion ring stalls the submission ring.
  *
+ * Isolation: the periodic drain and the slots' callbacks run on shared
+ * threads, and what a process writes into its region costs no system
+ * call, so what they do for one context is bounded per tick whatever the
+ * process does: a periodic drain consumes at most HWT_RING_DRAIN_BUDGET
+ * entries (then asks for ENTER, which drains the rest on the process's
+ * time), never sleeps on the context's drain mutex (an ENTER holding it
+ * is draining anyway) and never waits for a callback; at most as many
+ * periodic expiries a tick go to the completion ring, the others to
+ * read(), where a periodic timeout stops until read. Every hold of the
+ * context's lock covers at most HWT_RING_CHUNK entries.
+ *
  * Trust: the kernel keeps its own sq head, cq tail, flags and counters and
  * only writes them to the mapping; it reads the sq tail, the cq head and
  * the entries, each once where it decides something, and masks every
@@ -159,8 +170,12 @@
  * @flags: the kernel's copy of the header flags
  * @dropped: times the sq tail was found impossible and skipped to
  * @cq_next: the kernel's cq tail, under ctx->wqh.lock
- * @overflow: expiries that found the completion ring full, under
- *	ctx->wqh.lock
+ * @overflow: expiries that found the completion ring full, or came past
+ *	the periodic budget, under ctx->wqh.lock
+ * @burst_start: fire time that opened the current tick-long window of
+ *	periodic expiries, under ctx->wqh.lock
+ * @burst: periodic expiries into the completion ring in that window,
+ *	under ctx->wqh.lock
  */
 struct hwt_ring {
 	struct hwt_ctx *ctx;
@@ -199,6 +214,8 @@ struct hwt_ring {
 	u32 dropped;
 	u32 cq_next;
 	u32 overflow;
+	u64 burst_start;
+	u32 burst;
 };
 
 /* Offset of the completion ring: after the submission ring. */
@@ -506,6 +523,27 @@ static bool has_next_period(struct hwt_timer *ht)
 	       !check_add_overflow(deadline, step, &next);
 }
 
+/*
+ * Whether the expiry of periodic slot @ht is past the rings' budget: a
+ * periodic slot that expires into the completion ring is not stopped, and
+ * a process makes room there with a plain store, so each of its periods
+ * would cost a shared worker a callback and the process nothing. At most
+ * HWT_RING_DRAIN_BUDGET such expiries a tick go there; the others take
+ * the read() path, where a periodic timeout stops until its record is
+ * read, in the reader's own system call.
+ */
+static bool periodic_over_budget(struct hwt_ring *r, struct hwt_timer *ht)
+{
+	lockdep_assert_held(&r->ctx->wqh.lock);
+	if (!ht->periodic)
+		return false;
+	if (ht->fire_ns - r->burst_start >= hwtimer_wheel_tick_ns(r->w)) {
+		r->burst_start = ht->fire_ns;
+		r->burst = 0;
+	}
+	return ++r->burst > HWT_RING_DRAIN_BUDGET;
+}
+
 /**
  * hwtimer_ring_complete_locked() - the record of a slot's expiry, to the CQ
  * @ctx: the context, which has rings
@@ -513,8 +551,9 @@ static bool has_next_period(struct hwt_timer *ht)
  * @overruns: further expiries this run covers
  *
  * A one-shot slot, or a periodic one with no next period, is idle again
- * once its record is in the ring. A full ring counts an overflow and
- * leaves the record to the event list.
+ * once its record is in the ring. A full ring, or a periodic expiry past
+ * the budget of periodic_over_budget(), counts an overflow and leaves the
+ * record to the event list.
  *
  * Context: the slot's callback; caller holds ctx->wqh.lock.
  * Return: true if the record went to the completion ring.
@@ -535,7 +574,7 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	/* The places a drain kept are its own. */
-	if (cq_space(r) <= r->cq_reserved) {
+	if (cq_space(r) <= r->cq_reserved || periodic_over_budget(r, ht)) {
 		r->overflow++;
 		WRITE_ONCE(*r->cq_overflow, r->overflow);
 		return false;

@@ -404,7 +404,8 @@ struct hwtimer_event {
  * @cq_head: out: offset of the __u32 cq head (userspace writes)
  * @cq_tail: out: offset of the __u32 cq tail (kernel writes)
  * @cq_overflow: out: offset of the __u32 count of expiries that found the
- *	completion ring full and were queued for read() instead
+ *	completion ring full, or came past the rings' budget of 256
+ *	periodic expiries a tick, and were queued for read() instead
  * @cqes: out: offset of the array of @cq_entries struct hwtimer_event
  * @id_tag: in: must be 0; out: a tag, from 1 to 2^20 - 1, that no
  *	context's ids carry while the rings exist, nor for 2^20 opens after:
