@@ -9,7 +9,8 @@
 #     Debian 12's kernels (build/mod-stock: 6.1, build/mod-stock-6.12,
 #     build/mod-stock-rt: 6.12 PREEMPT_RT)
 #  4. build the userspace tests statically, 64-bit and -m32
-#  5. run the userspace wheel model test on the host
+#  5. run the userspace wheel model test on the host, and the KUnit suites
+#     built into a User Mode Linux kernel (kunit-uml.sh, cached build)
 #  6. boot each kernel with a busybox initramfs and run tools/vm/guest.d/*.sh
 #     (the debug kernel is fully preemptive; the stock 6.1 and 6.12 ones
 #     boot with preempt=full, every stock one with slub_debug on hwtimer's
@@ -90,6 +91,27 @@ run_wheel_model() {
 		rc=$?
 	tail -1 "$out/run.log" | sed 's/^/    /'
 	python3 "$RESULTS" tap wheel-model "$out/run.log" "$rc" | tail -1 |
+		sed 's/^/    /' || true
+}
+
+# run_kunit_uml: the KUnit suites built into a User Mode Linux kernel by
+# the kernel's kunit.py (kunit-uml.sh; its tree is cached, so a later run
+# rebuilds only what changed), counted from the kernel's KTAP. A failed
+# build leaves no KTAP, which counts as a failure too. stdin is not the
+# terminal: kunit.py resets the one it is given.
+run_kunit_uml() {
+	local out=$CHECK/kunit-uml rc=0
+	mkdir -p "$out"
+	say "running the KUnit suites under User Mode Linux (kunit.py)"
+	"$VM_DIR/kunit-uml.sh" --ktap "$out/kunit.ktap" </dev/null \
+		>"$out/run.log" 2>&1 || rc=$?
+	if [ -s "$out/kunit.ktap" ]; then
+		grep -E 'Testing complete|Elapsed time: .* total' "$out/run.log" |
+			sed 's/^/    /' || true
+	else
+		tail -25 "$out/run.log" | sed 's/^/    /'
+	fi
+	python3 "$RESULTS" ktap kunit-uml "$out/kunit.ktap" "$rc" | tail -1 |
 		sed 's/^/    /' || true
 }
 
@@ -253,6 +275,7 @@ main() {
 	build_stock
 	build_tools
 	run_wheel_model
+	run_kunit_uml
 	# Other parts plug in here: tools/*/check-hook.sh is sourced in this
 	# scope (CHECK, TOP, RESULTS, debugs, debug_dir, dbg, kdbg, stocks,
 	# stock_rel, stock, kstock, say, fail_step) to add build steps and host

@@ -4,10 +4,12 @@
 
   results.py vm LABEL OUTDIR      parse OUTDIR/{results,console}.log of one VM
   results.py tap LABEL LOG RC     count a host-side TAP log (exit status RC)
+  results.py ktap LABEL LOG RC    count the KUnit KTAP in a kernel's output
+                                  (kunit.py's test.log; exit status RC)
   results.py fail LABEL DIR WHY      record one failure (a build step, ...)
   results.py total CHECKDIR       sum every CHECKDIR/**/counts, print the line
 
-Each of the first three writes a `counts` file ("P F S") and prints one line
+Each of the first four writes a `counts` file ("P F S") and prints one line
 "LABEL: P passed, F failed, S skipped"; `total` prints the final summary and
 writes it to CHECKDIR/summary.txt. Exit status is 0 unless failures.
 """
@@ -251,6 +253,20 @@ def do_tap(label, log, rc):
     return c
 
 
+def do_ktap(label, log, rc):
+    """KUnit cases as in a VM's KTAP; a log without a suite (the kernel
+    was not built or never ran its tests) is a failure."""
+    c = Counts()
+    lines = [TS.sub('', ln.rstrip('\r')) for ln in read(log).splitlines()]
+    if not any(re.match(r'^    # Subtest: ', ln) for ln in lines):
+        c.fail('%s: no KUnit suite in %s (kernel not built, or did not '
+               'run its tests)' % (label, log))
+    count_ktap(lines, c, label)
+    if rc != 0 and c.failed == 0:
+        c.fail('%s: exit status %d' % (label, rc))
+    return c
+
+
 def brief(lines, where):
     """At most 10 failure lines, 6 splat lines and every crash context line
     (at most 28) of one file of notes, with what was left out counted."""
@@ -310,6 +326,9 @@ def main(argv):
     if cmd == 'tap' and len(argv) == 5:
         return record(argv[2], os.path.dirname(argv[3]) or '.',
                       do_tap(argv[2], argv[3], int(argv[4])))
+    if cmd == 'ktap' and len(argv) == 5:
+        return record(argv[2], os.path.dirname(argv[3]) or '.',
+                      do_ktap(argv[2], argv[3], int(argv[4])))
     if cmd == 'fail' and len(argv) == 5:
         c = Counts()
         c.fail(argv[4])
