@@ -145,6 +145,8 @@ MODULE_PARM_DESC(max_user_contexts,
  * @ref: contexts of the user that are open
  * @live: live timeouts of all those contexts
  * @tags: id tags those contexts and their rings hold, for max_user_contexts
+ * @budget: work the user's timer rings had done on shared threads in one
+ *	tick: the tick's index above %HWT_BUDGET_SHIFT, the work below
  */
 struct hwt_user {
 	struct hlist_node node;
@@ -152,7 +154,16 @@ struct hwt_user {
 	refcount_t ref;
 	atomic_long_t live;
 	atomic_long_t tags;
+	atomic64_t budget;
 };
+
+/*
+ * Entries the periodic drains of one user's rings consume, and periodic
+ * expiries they put into completion rings, in one tick, on shared
+ * threads, however many contexts the user opens.
+ */
+#define HWT_USER_BUDGET		256
+#define HWT_BUDGET_SHIFT	20
 
 /* Users with open contexts, by uid; protected by hwt_users_lock. */
 static DEFINE_HASHTABLE(hwt_users, 6);
@@ -1906,6 +1917,7 @@ static struct hwt_user *user_get(void)
 		refcount_set(&u->ref, 1);
 		atomic_long_set(&u->live, 0);
 		atomic_long_set(&u->tags, 0);
+		atomic64_set(&u->budget, 0);
 		hash_add(hwt_users, &u->node, __kuid_val(uid));
 	}
 out_unlock:
@@ -1923,6 +1935,38 @@ static void user_put(struct hwt_user *u)
 	WARN_ON_ONCE(atomic_long_read(&u->live));
 	WARN_ON_ONCE(atomic_long_read(&u->tags));
 	kfree(u);
+}
+
+/**
+ * hwtimer_cdev_budget_take() - take shared-thread work from a user's budget
+ * @ctx: the context the work is for
+ * @tick: index of the tick the work is done in, on the work's wheel
+ * @want: units of work (ring entries or expiries)
+ *
+ * Each user may have %HWT_USER_BUDGET units of ring work done on shared
+ * threads per tick, whatever number of contexts it spreads them over.
+ *
+ * Context: any; never sleeps.
+ * Return: the units granted, at most @want; 0 once the tick's are spent.
+ */
+u32 hwtimer_cdev_budget_take(struct hwt_ctx *ctx, u64 tick, u32 want)
+{
+	atomic64_t *b = &ctx->user->budget;
+	s64 old = atomic64_read(b), new;
+	u64 t = tick & (BIT_ULL(63 - HWT_BUDGET_SHIFT) - 1);
+	u32 used, got;
+
+	BUILD_BUG_ON(BIT(HWT_BUDGET_SHIFT) <= HWT_USER_BUDGET);
+	do {
+		used = 0;
+		if ((u64)old >> HWT_BUDGET_SHIFT == t)
+			used = old & (BIT(HWT_BUDGET_SHIFT) - 1);
+		if (used >= HWT_USER_BUDGET)
+			return 0;
+		got = min_t(u32, want, HWT_USER_BUDGET - used);
+		new = (s64)(t << HWT_BUDGET_SHIFT | (used + got));
+	} while (!atomic64_try_cmpxchg(b, &old, new));
+	return got;
 }
 
 /**

@@ -147,6 +147,7 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 }
 
 u64 hwtimer_cdev_max_pending(void);
+u32 hwtimer_cdev_budget_take(struct hwt_ctx *ctx, u64 tick, u32 want);
 int hwtimer_cdev_tag_alloc(struct hwt_ctx *ctx, void *owner, u32 *tag);
 void hwtimer_cdev_tag_free(struct hwt_ctx *ctx, u32 tag);
 void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);

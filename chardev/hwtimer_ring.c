@@ -53,13 +53,16 @@
  * Isolation: the periodic drain and the slots' callbacks run on shared
  * threads, and what a process writes into its region costs no system
  * call, so what they do for one context is bounded per tick whatever the
- * process does: a periodic drain consumes at most HWT_RING_DRAIN_BUDGET
- * entries (then asks for ENTER, which drains the rest on the process's
- * time), never sleeps on the context's drain mutex (an ENTER holding it
- * is draining anyway) and never waits for a callback; at most as many
- * periodic expiries a tick go to the completion ring, the others to
- * read(), where a periodic timeout stops until read. Every hold of the
- * context's lock covers at most HWT_RING_CHUNK entries.
+ * process does, and per user however many contexts it opens: a periodic
+ * drain looks at most at HWT_RING_DRAIN_BUDGET entries, and the drains of
+ * one user's rings consume at most its budget a tick together
+ * (hwtimer_cdev_budget_take()); past either, a drain asks for ENTER, which
+ * drains the rest on the process's time. A periodic drain never sleeps on
+ * the context's drain mutex (an ENTER holding it is draining anyway) and
+ * never waits for a callback. Periodic expiries into completion rings
+ * share the user's budget; the others go to read(), where a periodic
+ * timeout stops until read. Every hold of the context's lock covers at
+ * most HWT_RING_CHUNK entries.
  *
  * Trust: the kernel keeps its own sq head, cq tail, flags and counters and
  * only writes them to the mapping; it reads the sq tail, the cq head and
@@ -107,12 +110,14 @@
 /* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
 /*
- * Entries a periodic drain consumes at most. It runs on a shared thread,
- * so what it does for one context must not grow with what the process
- * puts in its ring; past this, it sets NEED_WAKEUP, and the process's
- * next submission drains the rest with ENTER, on its own time.
+ * Entries a periodic drain looks at and consumes at most. It runs on a
+ * shared thread, so what it does for one context must not grow with what
+ * the process puts in its ring; past this, or past its user's budget
+ * for the tick (hwtimer_cdev_budget_take()), it sets NEED_WAKEUP, and
+ * the process's next submission drains the rest with ENTER, on its own
+ * time.
  */
-#define HWT_RING_DRAIN_BUDGET	(16 * HWT_RING_CHUNK)
+#define HWT_RING_DRAIN_BUDGET	(4 * HWT_RING_CHUNK)
 /*
  * Periodic drains in a row that find the ring empty before the drain
  * stops and asks for ENTER: 16 ticks of a pause cost a process nothing,
@@ -171,11 +176,7 @@
  * @dropped: times the sq tail was found impossible and skipped to
  * @cq_next: the kernel's cq tail, under ctx->wqh.lock
  * @overflow: expiries that found the completion ring full, or came past
- *	the periodic budget, under ctx->wqh.lock
- * @burst_start: fire time that opened the current tick-long window of
- *	periodic expiries, under ctx->wqh.lock
- * @burst: periodic expiries into the completion ring in that window,
- *	under ctx->wqh.lock
+ *	the user's budget, under ctx->wqh.lock
  */
 struct hwt_ring {
 	struct hwt_ctx *ctx;
@@ -214,8 +215,6 @@ struct hwt_ring {
 	u32 dropped;
 	u32 cq_next;
 	u32 overflow;
-	u64 burst_start;
-	u32 burst;
 };
 
 /* Offset of the completion ring: after the submission ring. */
@@ -524,24 +523,20 @@ static bool has_next_period(struct hwt_timer *ht)
 }
 
 /*
- * Whether the expiry of periodic slot @ht is past the rings' budget: a
+ * Whether the expiry of periodic slot @ht is past its user's budget: a
  * periodic slot that expires into the completion ring is not stopped, and
  * a process makes room there with a plain store, so each of its periods
- * would cost a shared worker a callback and the process nothing. At most
- * HWT_RING_DRAIN_BUDGET such expiries a tick go there; the others take
- * the read() path, where a periodic timeout stops until its record is
- * read, in the reader's own system call.
+ * would cost a shared worker a callback and the process nothing. Such
+ * expiries share the user's budget of work a tick with its periodic
+ * drains; the others take the read() path, where a periodic timeout
+ * stops until its record is read, in the reader's own system call.
  */
 static bool periodic_over_budget(struct hwt_ring *r, struct hwt_timer *ht)
 {
+	u64 tick = div64_u64(ht->fire_ns, hwtimer_wheel_tick_ns(r->w));
+
 	lockdep_assert_held(&r->ctx->wqh.lock);
-	if (!ht->periodic)
-		return false;
-	if (ht->fire_ns - r->burst_start >= hwtimer_wheel_tick_ns(r->w)) {
-		r->burst_start = ht->fire_ns;
-		r->burst = 0;
-	}
-	return ++r->burst > HWT_RING_DRAIN_BUDGET;
+	return ht->periodic && !hwtimer_cdev_budget_take(r->ctx, tick, 1);
 }
 
 /**
@@ -938,15 +933,40 @@ static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 }
 
 /*
+ * How many of the @n entries up to @tail a periodic drain consumes: no
+ * more than HWT_RING_DRAIN_BUDGET, drain_bound() and the user's budget
+ * for this tick allow. Where either budget cuts it short, NEED_WAKEUP asks
+ * the process for ENTER.
+ */
+static u32 drain_budget(struct hwt_ring *r, u32 tail, u32 n)
+{
+	u64 now = hwtimer_wheel_now(r->w);
+	u64 tick = div64_u64(now, hwtimer_wheel_tick_ns(r->w));
+	u32 got;
+
+	lockdep_assert_held(&r->drain_mutex);
+	if (n > HWT_RING_DRAIN_BUDGET) {
+		n = HWT_RING_DRAIN_BUDGET;
+		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
+	}
+	n = drain_bound(r, tail, n, now);
+	if (!n)
+		return 0;
+	got = hwtimer_cdev_budget_take(r->ctx, tick, n);
+	if (got < n)
+		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
+	return got;
+}
+
+/*
  * Consume what the sq tail, read once, says is there, at most the ring's
- * size, and for a periodic drain (@all false) no further than
- * drain_bound() and HWT_RING_DRAIN_BUDGET: copy and check it once into
- * r->win, pair ARMs with CANCELs when the completion ring has room for
- * all of it, then apply it a chunk at a time. ENTER (@all) stops between
- * chunks when its caller is killed. Caller holds drain_mutex, which ENTER
- * drops while waiting for a slot's callback; the drain ends there, as
- * another may have run meanwhile. A periodic drain never waits: it leaves
- * the MODIFY to the next drain.
+ * size, and for a periodic drain (@all false) what drain_budget() allows:
+ * copy and check it once into r->win, pair ARMs with CANCELs when the
+ * completion ring has room for all of it, then apply it a chunk at a
+ * time. ENTER (@all) stops between chunks when its caller is killed.
+ * Caller holds drain_mutex, which ENTER drops while waiting for a slot's
+ * callback; the drain ends there, as another may have run meanwhile. A
+ * periodic drain never waits: it leaves the MODIFY to the next drain.
  * Return: entries consumed.
  */
 static u32 ring_drain(struct hwt_ring *r, bool all)
@@ -966,13 +986,8 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		smp_store_release(r->sq_head, r->sq_next);
 		return 0;
 	}
-	if (!all && n) {
-		n = drain_bound(r, tail, n, hwtimer_wheel_now(r->w));
-		if (n > HWT_RING_DRAIN_BUDGET) {
-			n = HWT_RING_DRAIN_BUDGET;
-			set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
-		}
-	}
+	if (!all && n)
+		n = drain_budget(r, tail, n);
 	/*
 	 * Claim the entries before copying them: userspace may take back an
 	 * entry at or past the claim by making it a NOP, then a full barrier,
