@@ -103,7 +103,7 @@ if [ ! -x "$prog" ] || [ ! -x "$runas" ]; then
 	echo "1..0 # SKIP hwtimer_isolation or hwtimer_runas not in the initramfs"
 	exit 0
 fi
-total=0
+total=1
 for cls in $ISO_CLASSES; do
 	total=$((total + 1))
 done
@@ -227,5 +227,54 @@ for cls in $ISO_CLASSES; do
 		echo "not ok $n $cls: $(summary "$ctl" "$att")"
 	fi
 done
+# tags_run WHO N RINGS OUT: "hwtimer_isolation tags" as WHO (root or
+# nobody) in the background, holding what it opened; waits for its line.
+tags_run() {
+	rm -f "$4"
+	if [ "$1" = root ]; then
+		"$prog" tags "$2" "$3" >"$4" 2>&1 &
+	else
+		"$runas" 65534 65534 "$prog" tags "$2" "$3" >"$4" 2>&1 &
+	fi
+	tpid=$!
+	i=0
+	while ! grep -q '^contexts' "$4" 2>/dev/null && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# Every context and every set of rings holds one of the 2^20 id tags all
+# users share: with max_user_contexts at 6, nobody gets 2 contexts with
+# rings and 2 more (6 tags), its next open fails with EMFILE, and root,
+# another user, still opens meanwhile; once nobody's are closed, it gets
+# its 6 again (exact).
+n=$((n + 1))
+prm=/sys/module/hwtimer/parameters
+old_mc=$(cat "$prm/max_user_contexts" 2>/dev/null || echo)
+if [ -z "$old_mc" ]; then
+	echo "not ok $n max_user_contexts: no such parameter"
+else
+	echo 6 >"$prm/max_user_contexts"
+	tags_run nobody 10 2 /tmp/iso-tags1
+	p1=$tpid
+	tags_run root 3 1 /tmp/iso-tags-root
+	p2=$tpid
+	kill "$p1" "$p2" 2>/dev/null
+	wait "$p1" "$p2" 2>/dev/null
+	tags_run nobody 6 0 /tmp/iso-tags2
+	kill "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
+	echo "$old_mc" >"$prm/max_user_contexts"
+	t1=$(cat /tmp/iso-tags1) tr=$(cat /tmp/iso-tags-root) t2=$(cat /tmp/iso-tags2)
+	echo "# nobody: $t1; root meanwhile: $tr; nobody after: $t2"
+	if [ "$t1" = "contexts 4 rings 2 stopped Too many open files" ] &&
+		[ "$tr" = "contexts 3 rings 1 stopped no" ] &&
+		[ "$t2" = "contexts 6 rings 0 stopped no" ]; then
+		echo "ok $n max_user_contexts: a user's contexts and rings stop at the cap with EMFILE, another user's do not, and close gives them back"
+	else
+		echo "not ok $n max_user_contexts: a user's contexts and rings stop at the cap with EMFILE, another user's do not, and close gives them back"
+	fi
+fi
 dmesg | grep -E 'BUG:|WARNING:|Call Trace|hung_task|blocked for more' | sed 's/^/# /'
 exit 0

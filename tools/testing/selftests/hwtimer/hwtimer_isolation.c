@@ -1304,11 +1304,49 @@ static int victim(pid_t pid, const char *ready, const char *outp,
 	return early || lost ? 1 : 0;
 }
 
+/*
+ * tags N RINGS: open up to N contexts, and set up a ring on the first
+ * RINGS of them, stopping at the first failure; print how many of each
+ * succeeded and the errno that stopped it, then hold them until killed
+ * (the fragment checks another user's open meanwhile).
+ */
+static int tags(int n, int rings)
+{
+	struct hwtimer_ring_setup rs;
+	int i, opened = 0, set = 0, err = 0, fd;
+
+	for (i = 0; i < n && !err; i++) {
+		fd = open(DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		opened++;
+		if (i >= rings)
+			continue;
+		memset(&rs, 0, sizeof(rs));
+		rs.sq_entries = 2;
+		rs.cq_entries = 2;
+		rs.slots = 1;
+		rs.clock = CLOCK_MONOTONIC;
+		if (ioctl(fd, HWTIMER_IOC_RING_SETUP, &rs))
+			err = errno;
+		else
+			set++;
+	}
+	printf("contexts %d rings %d stopped %s\n", opened, set,
+	       err ? strerror(err) : "no");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: hwtimer_isolation attack|control CLASS [-c cpu]\n"
 		"       hwtimer_isolation victim -p pid -r readyfile [-c cpu] [-s secs] [-o out] [-u uid]\n"
+		"       hwtimer_isolation tags N RINGS\n"
 		"  CLASS: drain-stall nop-flood lock-holder expiry-flood many-contexts\n");
 	exit(2);
 }
@@ -1332,6 +1370,8 @@ int main(int argc, char **argv)
 		optind = 3;
 	} else if (!strcmp(mode, "victim")) {
 		optind = 2;
+	} else if (!strcmp(mode, "tags") && argc == 4) {
+		return tags(atoi(argv[2]), atoi(argv[3]));
 	} else {
 		print_usage();
 	}
