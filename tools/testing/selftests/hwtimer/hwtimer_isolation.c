@@ -1362,6 +1362,8 @@ int main(int argc, char **argv)
 
 	ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "tags") && argc == 4)
+		return tags(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(mode, "attack") || !strcmp(mode, "control")) {
 		if (argc < 3)
 			print_usage();
@@ -1370,8 +1372,6 @@ int main(int argc, char **argv)
 		optind = 3;
 	} else if (!strcmp(mode, "victim")) {
 		optind = 2;
-	} else if (!strcmp(mode, "tags") && argc == 4) {
-		return tags(atoi(argv[2]), atoi(argv[3]));
 	} else {
 		print_usage();
 	}
