@@ -109,6 +109,8 @@
 #define HWT_RING_SQES		(9 * HWT_RING_LINE)
 /* Entries a drain applies in one hold of the lock. */
 #define HWT_RING_CHUNK		16
+/* Entries ENTER copies between two looks for a fatal signal. */
+#define HWT_RING_COPY_CHUNK	1024
 /*
  * Entries a periodic drain looks at and consumes at most. It runs on a
  * shared thread, so what it does for one context must not grow with what
@@ -1007,6 +1009,12 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 	 */
 	n = min_t(u32, n, smp_load_acquire(r->sq_tail) - r->sq_next);
 	for (i = 0; i < n; i++) {
+		/* A killed ENTER stops: the rest wait for another drain. */
+		if (all && !(i % HWT_RING_COPY_CHUNK) && i &&
+		    fatal_signal_pending(current)) {
+			n = i;
+			break;
+		}
 		sqe_copy(r, r->sq_next + i, &r->win[i]);
 		r->link[i] = sqe_check(r, &r->win[i]) ? HWT_RING_BAD : 0;
 	}
