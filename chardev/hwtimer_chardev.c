@@ -66,6 +66,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/refcount.h>
@@ -73,6 +74,7 @@
 #include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
@@ -603,6 +605,63 @@ void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx)
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
 }
 
+/*
+ * The offsets of the calling process's time namespace, for a context it
+ * opens: timerfd reads the same ones when its caller arms an absolute
+ * deadline (timens_ktime_to_host()).
+ */
+static void tns_capture(struct hwt_ctx *ctx)
+{
+#ifdef CONFIG_TIME_NS
+	const struct timens_offsets *o = &current->nsproxy->time_ns->offsets;
+
+	ctx->tns_off[0] = timespec64_to_ns(&o->monotonic);
+	ctx->tns_off[1] = timespec64_to_ns(&o->boottime);
+#endif
+}
+
+/**
+ * hwtimer_cdev_host_time() - a time of @ctx's namespace, on the host's clock
+ * @ctx: the context
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @t: an absolute time on @clock as the opener of @ctx reads it
+ *
+ * A time before the host's clock began is 0, long past; one past the end
+ * of the host's clock is U64_MAX, as an arm that overflows is.
+ *
+ * Return: @t on the host's @clock, which the wheels run on.
+ */
+u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
+{
+	s64 off = ctx->tns_off[clock == CLOCK_BOOTTIME];
+	u64 host;
+
+	if (off >= 0)
+		return t > (u64)off ? t - (u64)off : 0;
+	return check_add_overflow(t, (u64)-off, &host) ? U64_MAX : host;
+}
+
+/**
+ * hwtimer_cdev_user_time() - a host time, on the clock of @ctx's namespace
+ * @ctx: the context
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @t: an absolute time on the host's @clock, or 0 for none
+ *
+ * Return: @t as the opener of @ctx reads @clock (0 stays 0, and a time
+ * before the namespace's clock began is 0 too).
+ */
+u64 hwtimer_cdev_user_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
+{
+	s64 off = ctx->tns_off[clock == CLOCK_BOOTTIME];
+	u64 ns;
+
+	if (!t)
+		return 0;
+	if (off < 0)
+		return t > (u64)-off ? t - (u64)-off : 0;
+	return check_add_overflow(t, (u64)off, &ns) ? U64_MAX : ns;
+}
+
 /* Keep the record of this expiry in @ht, on the event list. */
 static void queue_record(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			 u64 overruns)
@@ -876,6 +935,9 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 
 	if (!w)
 		return -EINVAL;
+	if (req->flags & HWTIMER_ARM_ABS)
+		req->deadline_ns = hwtimer_cdev_host_time(ctx, req->clock,
+							  req->deadline_ns);
 	spin_lock(&ctx->wqh.lock);
 	if (!req->period_ns && spare_take(ctx, &spare, 1)) {
 		ht = spare;
@@ -1107,6 +1169,8 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 		return -EINVAL;
 	spin_lock(&ctx->wqh.lock);
 	ht = lookup(ctx, id);
+	if (ht && (flags & HWTIMER_ARM_ABS))
+		deadline = hwtimer_cdev_host_time(ctx, ht->clock, deadline);
 	ret = ht ? modify_relock(ctx, ht, deadline, flags, result, &reap, NULL) :
 		   -ENOENT;
 	spin_unlock(&ctx->wqh.lock);
@@ -1300,16 +1364,20 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 }
 
 /*
- * Make a relative @deadline with @flags, on wheel @w, absolute. The clock
- * is read once for the ARMs and MODIFYs of a chunk on one wheel (@now_w,
- * @now: the last reading), when the first needs it: a deadline counts
- * from a time after the BATCH call began, never from an earlier one.
+ * Make @deadline with @flags, on @clock of @ctx and wheel @w, absolute on
+ * the host's clock. The clock is read once for the relative ARMs and
+ * MODIFYs of a chunk on one wheel (@now_w, @now: the last reading), when
+ * the first needs it: a deadline counts from a time after the BATCH call
+ * began, never from an earlier one.
  */
-static void batch_abs(u64 *deadline, u32 *flags, struct hwtimer_wheel *w,
+static void batch_abs(const struct hwt_ctx *ctx, u32 clock, u64 *deadline,
+		      u32 *flags, struct hwtimer_wheel *w,
 		      struct hwtimer_wheel **now_w, u64 *now)
 {
-	if (*flags & HWTIMER_ARM_ABS)
+	if (*flags & HWTIMER_ARM_ABS) {
+		*deadline = hwtimer_cdev_host_time(ctx, clock, *deadline);
 		return;
+	}
 	if (*now_w != w) {
 		*now_w = w;
 		*now = hwtimer_wheel_now(w);
@@ -1391,8 +1459,8 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 				break;
 			}
 			op_to_arm(op, arm);
-			batch_abs(&arm->deadline_ns, &arm->flags, bt->w[i],
-				  &now_w, &now);
+			batch_abs(ctx, arm->clock, &arm->deadline_ns,
+				  &arm->flags, bt->w[i], &now_w, &now);
 			op->status = arm_locked(ctx, bt->w[i], ht, arm, &hold);
 			if (op->status) {
 				/* Never armed: nothing to wait for. */
@@ -1412,7 +1480,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 				op->status = -ENOENT;
 				break;
 			}
-			batch_abs(&op->deadline_ns, &op->flags,
+			batch_abs(ctx, ht->clock, &op->deadline_ns, &op->flags,
 				  clock_wheel(ht->clock), &now_w, &now);
 			op->status = modify_relock(ctx, ht, op->deadline_ns,
 						   op->flags, &op->result,
@@ -1659,6 +1727,7 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  */
 struct hwt_taken {
 	struct hwt_timer *ht;
+	u64 deadline;
 	u64 overruns;
 	u64 next;
 	u64 counted;
@@ -1678,21 +1747,22 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 	now = hwtimer_wheel_now(clock_wheel(ht->clock));
 	if (now > pt->deadline_ns)
 		k = div64_u64(now - pt->deadline_ns, period);
-	ev->deadline_ns = pt->deadline_ns + k * period;
+	tk->deadline = pt->deadline_ns + k * period;
 	ev->overruns = pt->overruns + k;
 	tk->counted = k;
 	/* The periods counted now are served now. */
 	if (k)
 		ev->fire_ns = now;
-	if (check_add_overflow(ev->deadline_ns, period, &tk->next)) {
+	if (check_add_overflow(tk->deadline, period, &tk->next)) {
 		tk->next = 0;
 		ev->flags = HWTIMER_EVENT_LAST;
 	}
 }
 
 /*
- * The record of @ht's expiries since the last read, and what taking it
- * will do. Changes nothing. Caller holds the lock.
+ * The record of @ht's expiries since the last read, its times on the
+ * clocks of the context's time namespace, and what taking it will do.
+ * Changes nothing. Caller holds the lock.
  */
 static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 			struct hwt_taken *tk)
@@ -1713,16 +1783,18 @@ static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 	tk->counted = 0;
 	if (!ht->periodic) {
 		/* A one-shot that fired is never armed again. */
-		ev->deadline_ns = hwtimer_deadline(&ht->t);
-		return;
-	}
-	tk->overruns = to_ptimer(ht)->overruns;
-	if (ht->dormant && ht->linked) {
+		tk->deadline = hwtimer_deadline(&ht->t);
+	} else if (ht->dormant && ht->linked) {
+		tk->overruns = to_ptimer(ht)->overruns;
 		fill_dormant(ht, ev, tk);
 	} else {
-		ev->deadline_ns = to_ptimer(ht)->deadline_ns;
+		tk->overruns = to_ptimer(ht)->overruns;
+		tk->deadline = to_ptimer(ht)->deadline_ns;
 		ev->overruns = tk->overruns;
 	}
+	ev->deadline_ns = hwtimer_cdev_user_time(ht->ctx, ht->clock,
+						 tk->deadline);
+	ev->fire_ns = hwtimer_cdev_user_time(ht->ctx, ht->clock, ev->fire_ns);
 }
 
 /*
@@ -1746,8 +1818,8 @@ static size_t peek_events(struct hwt_ctx *ctx, struct hwtimer_event *evs,
  * dormant timer for its next period (it is gone if there is none, or the
  * wheel refuses). Caller holds the lock.
  */
-static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
-			  const struct hwt_taken *tk, struct hwt_timer **reap)
+static void took_periodic(struct hwt_timer *ht, const struct hwt_taken *tk,
+			  struct hwt_timer **reap)
 {
 	struct hwt_ptimer *pt = to_ptimer(ht);
 	struct hwt_ctx *ctx = ht->ctx;
@@ -1757,7 +1829,7 @@ static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
 	if (!ht->dormant || !ht->linked)
 		return;
 	ht->dormant = false;
-	pt->deadline_ns = ev->deadline_ns;
+	pt->deadline_ns = tk->deadline;
 	if (!tk->next ||
 	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
 			hwtimer_period(&ht->t), HWTIMER_ARM_ABS)) {
@@ -1772,9 +1844,8 @@ static void took_periodic(struct hwt_timer *ht, const struct hwtimer_event *ev,
  * record of the rest at the tail. One-shot timers leave the id table with
  * their record. Caller holds the lock and the read mutex.
  */
-static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
-			const struct hwt_taken *tks, size_t n,
-			struct hwt_timer **reap)
+static void take_events(struct hwt_ctx *ctx, const struct hwt_taken *tks,
+			size_t n, struct hwt_timer **reap)
 {
 	struct hwt_timer *ht;
 	size_t i;
@@ -1796,7 +1867,7 @@ static void take_events(struct hwt_ctx *ctx, const struct hwtimer_event *evs,
 		ctx->queued--;
 		hwtimer_ring_queued_locked(ctx);
 		if (ht->periodic)
-			took_periodic(ht, &evs[i], &tks[i], reap);
+			took_periodic(ht, &tks[i], reap);
 		else if (ht->linked)
 			unlink_timer(ht, reap);
 		if (!ht->linked && !ht->dead && !ht->ring)
@@ -1865,7 +1936,7 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		spin_unlock(&ctx->wqh.lock);
 		got = copy_to_iter(evs, n * size, to) / size;
 		spin_lock(&ctx->wqh.lock);
-		take_events(ctx, evs, tks, got, &reap);
+		take_events(ctx, tks, got, &reap);
 		done += got;
 		if (got < n)
 			ret = -EFAULT;
@@ -2024,6 +2095,7 @@ static int hwt_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->read_mutex);
 	ctx->ev_tail = &ctx->ev_head;
 	INIT_DELAYED_WORK(&ctx->spare_trim, spare_trim_fn);
+	tns_capture(ctx);
 	ctx->user = user_get();
 	ret = -ENOMEM;
 	if (!ctx->user)

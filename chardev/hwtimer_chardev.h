@@ -24,12 +24,16 @@ struct hwt_user;
 /**
  * struct hwt_ctx - one open /dev/hwtimer
  * @wqh: readers and pollers wait here; its lock protects every other field
- *	but @read_mutex, @fasync, @user and @tag, and the state fields of
- *	every hwt_timer of the context
+ *	but @read_mutex, @fasync, @user, @tns_off and @tag, and the state
+ *	fields of every hwt_timer of the context
  * @read_mutex: one read() at a time: the records it copies out stay at the
  *	head of the event list until it takes them off
  * @fasync: O_ASYNC listeners, signalled on every expiry
  * @user: the user charged for the context's timeouts
+ * @tns_off: the opener's time namespace: its clocks' offsets from the
+ *	host's, in ns, CLOCK_MONOTONIC's and CLOCK_BOOTTIME's (index: is it
+ *	CLOCK_BOOTTIME); fixed at open, as a namespace's offsets are once a
+ *	process is in it
  * @tag: this context's tag, the top bits of its ids
  * @ids: the id table of the linked hwt_timers, by their @id fields
  * @ev_head: first hwt_timer whose record waits to be read (oldest), or NULL
@@ -58,6 +62,7 @@ struct hwt_ctx {
 	struct mutex read_mutex;	/* one read() at a time */
 	struct fasync_struct *fasync;
 	struct hwt_user *user;
+	s64 tns_off[2];
 	u32 tag;
 	struct hwtimer_ids ids;
 	struct hwt_timer *ev_head;
@@ -151,6 +156,8 @@ u32 hwtimer_cdev_budget_take(struct hwt_ctx *ctx, u64 tick, u32 want);
 int hwtimer_cdev_tag_alloc(struct hwt_ctx *ctx, void *owner, u32 *tag);
 void hwtimer_cdev_tag_free(struct hwt_ctx *ctx, u32 tag);
 void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
+u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t);
+u64 hwtimer_cdev_user_time(const struct hwt_ctx *ctx, u32 clock, u64 t);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
 struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock);
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,

@@ -562,8 +562,9 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	struct hwtimer_event ev = {
 		.id = ht->id,
 		.cookie = ht->cookie,
-		.deadline_ns = hwtimer_deadline(&ht->t),
-		.fire_ns = ht->fire_ns,
+		.deadline_ns = hwtimer_cdev_user_time(ctx, ht->clock,
+						      hwtimer_deadline(&ht->t)),
+		.fire_ns = hwtimer_cdev_user_time(ctx, ht->clock, ht->fire_ns),
 		.overruns = overruns,
 		.clock = ht->clock,
 		.flags = HWTIMER_EVENT_RING,
@@ -677,6 +678,12 @@ static void sqe_complete(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 	cq_push(r, &ev);
 }
 
+/* The deadline of ARM or MODIFY @sqe on the host's clock. */
+static u64 sqe_deadline(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
+{
+	return hwtimer_cdev_host_time(r->ctx, r->clock, sqe->deadline_ns);
+}
+
 /* Arm the slot of ARM @sqe, under @hold's base lock when it is there. */
 static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		   struct hwtimer_hold *hold)
@@ -687,8 +694,9 @@ static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		return -EBUSY;
 	ht->cookie = sqe->cookie;
 	ht->periodic = sqe->period_ns != 0;
-	return hwtimer_cdev_start_locked(r->ctx, r->w, ht, sqe->deadline_ns,
-					 sqe->period_ns, HWTIMER_ARM_ABS, hold);
+	return hwtimer_cdev_start_locked(r->ctx, r->w, ht,
+					 sqe_deadline(r, sqe), sqe->period_ns,
+					 HWTIMER_ARM_ABS, hold);
 }
 
 /*
@@ -712,7 +720,8 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap,
 						 hold);
 	else
-		ret = hwtimer_cdev_modify_locked(r->ctx, ht, sqe->deadline_ns,
+		ret = hwtimer_cdev_modify_locked(r->ctx, ht,
+						 sqe_deadline(r, sqe),
 						 HWTIMER_ARM_ABS, &result,
 						 &reap, hold);
 	/* Slots are never dead, so never reaped. */
@@ -906,11 +915,13 @@ static void cq_unreserve(struct hwt_ring *r)
  * its deadline is near. Any other entry is due, with all before it.
  * Entries are read here only to choose the bound, which userspace's
  * writes can only make nearer or further: those consumed are copied and
- * checked after the claim like any other.
+ * checked after the claim like any other. Their deadlines are on the
+ * clock of the context's time namespace, @near too.
  */
 static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 {
 	u64 tick = hwtimer_wheel_tick_ns(r->w);
+	u64 near = hwtimer_cdev_user_time(r->ctx, r->clock, now + 2 * tick);
 	const struct hwtimer_sqe *e;
 	u32 old = 0, i, op;
 	s32 seen;
@@ -928,7 +939,7 @@ static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 		op = READ_ONCE(e->op);
 		if (op != HWTIMER_SQE_NOP &&
 		    (op != HWTIMER_SQE_ARM ||
-		     READ_ONCE(e->deadline_ns) < now + 2 * tick))
+		     READ_ONCE(e->deadline_ns) < near))
 			break;
 	}
 	return i;

@@ -17,6 +17,14 @@
  * request (or BATCH op array) that is not writable fails with EFAULT
  * before anything takes effect.
  *
+ * Clocks: every time crosses this ABI on the clocks of the time namespace
+ * (time_namespaces(7)) of the process that opened the context, as
+ * clock_gettime() reads them there; the context keeps them when passed to
+ * another namespace. timerfd converts at each timerfd_settime() with the
+ * caller's namespace instead; the two agree for a context used where it
+ * was opened. The wheels run on the host's clocks: an absolute deadline
+ * before the host's clock began fires at once (%HWTIMER_FEATURE_TIMENS).
+ *
  * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
  * and all contexts of one user together at most max_user_timeouts
  * (EDQUOT); both are module parameters under /sys/module/hwtimer/.
@@ -58,7 +66,12 @@
 #define HWTIMER_FEATURE_BATCH		(1ULL << 2)	/* HWTIMER_IOC_BATCH */
 #define HWTIMER_FEATURE_EVENTFD		(1ULL << 3)	/* HWTIMER_IOC_SET_EVENTFD */
 #define HWTIMER_FEATURE_RINGS		(1ULL << 4)	/* HWTIMER_IOC_RING_SETUP */
-#define HWTIMER_FEATURES_ALL		((1ULL << 5) - 1)
+/*
+ * Times are on the clocks of the opener's time namespace: absolute
+ * deadlines in, deadline_ns and fire_ns out. Without it, host time.
+ */
+#define HWTIMER_FEATURE_TIMENS		(1ULL << 5)
+#define HWTIMER_FEATURES_ALL		((1ULL << 6) - 1)
 
 /**
  * struct hwtimer_api - API handshake (like UFFDIO_API)
