@@ -235,10 +235,47 @@ const struct hwt_backend hwtimer__device = {
 	.close = dev_close,
 };
 
+/*
+ * Errors of dev_open() after which the timerfd backend serves instead: no
+ * device, no right to it, or a module that would get this process's
+ * clocks wrong.
+ */
 static bool dev_absent(int err)
 {
 	return err == ENOENT || err == ENODEV || err == ENXIO ||
-	       err == EACCES || err == EPERM;
+	       err == EACCES || err == EPERM || err == EXDEV;
+}
+
+/*
+ * Might this process's clocks not be the host's? It is in a time
+ * namespace other than the initial one (whose inode number the kernel
+ * fixes, PROC_TIME_INIT_INO) and that namespace has offsets, or it made
+ * one for its children that it is not in, whose offsets do not say its
+ * own. Without /proc, or a kernel without time namespaces, it is not.
+ */
+static bool in_timens(void)
+{
+	char self[64] = "", kids[64] = "", line[128];
+	long long sec, nsec;
+	bool off = false;
+	ssize_t n;
+	FILE *f;
+
+	n = readlink("/proc/self/ns/time", self, sizeof(self) - 1);
+	if (n <= 0 || !strcmp(self, "time:[4026531834]"))
+		return false;
+	n = readlink("/proc/self/ns/time_for_children", kids, sizeof(kids) - 1);
+	if (n <= 0 || strcmp(self, kids))
+		return true;
+	f = fopen("/proc/self/timens_offsets", "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %lld %lld", &sec, &nsec) == 2 &&
+		    (sec || nsec))
+			off = true;
+	fclose(f);
+	return off;
 }
 
 /* What a failed handshake with error @err probably means. */
@@ -251,6 +288,8 @@ static const char *api_hint(int err)
 			" with periodic, boottime and batch)";
 	if (err == EPROTO)
 		return " (event records of another size)";
+	if (err == EXDEV)
+		return " (a module older than time namespaces, in one)";
 	return "";
 }
 
@@ -280,6 +319,11 @@ static int dev_open(struct hwtimer *h, const char *path, unsigned int flags)
 	}
 	if (api->event_size != sizeof(struct hwtimer_event)) {
 		err = EPROTO;
+		goto err_close;
+	}
+	/* An older module would read this process's times as the host's. */
+	if (!(api->features & HWTIMER_FEATURE_TIMENS) && in_timens()) {
+		err = EXDEV;
 		goto err_close;
 	}
 	h->be = &hwtimer__device;
