@@ -691,7 +691,7 @@ static void explain_arm_failure(struct hwtimer *h, int err, uint64_t armed,
 /* ---- info ---- */
 
 static const char * const feature_names[] = {
-	"periodic", "boottime", "batch", "eventfd", "rings",
+	"periodic", "boottime", "batch", "eventfd", "rings", "timens",
 };
 
 static int not_hidden(const struct dirent *d)
