@@ -1,7 +1,8 @@
 #!/bin/sh
-# Userspace selftests of /dev/hwtimer: the 64-bit and -m32 builds, each as
-# root and as nobody (uid 65534, through hwtimer_runas: no su needed).
-# The four runs' TAP is merged into one stream as it comes: result lines are
+# Userspace selftests of /dev/hwtimer, hwtimer_test and hwtimer_timens
+# (inside time namespaces): the 64-bit and -m32 builds, each as root and
+# as nobody (uid 65534, through hwtimer_runas: no su needed).
+# The runs' TAP is merged into one stream as it comes: result lines are
 # renumbered and their descriptions prefixed with the run
 # ("hwtimer_test_32-nobody: ..."), and a skip, which kselftest_harness.h
 # prints without the test's name, gets the name of the test last started,
@@ -10,7 +11,8 @@
 # shellcheck source=tools/vm/guest.d/runs.inc
 . "$HWTIMER_DIR/guest.d/runs.inc"
 runas=$HWTIMER_DIR/bin/hwtimer_runas
-runs="hwtimer_test:root hwtimer_test:nobody hwtimer_test_32:root hwtimer_test_32:nobody"
+runs="hwtimer_test:root hwtimer_test:nobody hwtimer_test_32:root hwtimer_test_32:nobody
+hwtimer_timens:root hwtimer_timens:nobody hwtimer_timens_32:root hwtimer_timens_32:nobody"
 
 let_nobody_in
 

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_timens - /dev/hwtimer inside a time namespace: absolute
+ * deadlines are read on the namespace's clocks and every time handed out
+ * is on them, through ARM, MODIFY, BATCH and read(), for a context opened
+ * in the namespace; a context opened before keeps the clocks it was
+ * opened on.
+ *
+ * Every TEST of kselftest_harness.h runs in a child of its own, which
+ * enters a new time namespace with the variant's offsets (CLOCK_MONOTONIC
+ * a day ahead and CLOCK_BOOTTIME two days ahead, or both half the uptime
+ * behind) before it opens the device. Unprivileged, it first makes a user
+ * namespace to own the time namespace (time_namespaces(7)); where the
+ * kernel allows neither, the tests skip.
+ *
+ * "hwtimer_timens exec CMD ARG..." is no test: it runs CMD in a time
+ * namespace with the first variant's offsets (the library's test suite,
+ * from tools/vm/guest.d/34-libhwtimer.sh).
+ *
+ * Timing rules. "Never early" and "exactly" are exact. A record must
+ * come within WAIT_MS (an offset error would be a day, or half the uptime
+ * early), and an absolute arm fires in the same tick as a relative one
+ * armed beside it for the same time: they are compared with each other,
+ * not with a bar, within 2 ticks plus the time the two arms took.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#include "kselftest_harness.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
+
+#define DEV		"/dev/hwtimer"
+#define MS		1000000ULL
+#define DAY_S		86400LL
+/* How long a record may take to come. */
+#define WAIT_MS		5000
+/* How far ahead the timeouts of a test are armed. */
+#define AHEAD_NS	(100 * MS)
+
+static __u64 now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	ssize_t len = strlen(s), n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, len);
+	if (n != len) {
+		n = n < 0 ? -errno : -EIO;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Enter a new time namespace whose CLOCK_MONOTONIC is @mono_s and
+ * CLOCK_BOOTTIME @boot_s seconds from this one's: unshare it, set its
+ * offsets, and join it (a single-threaded process may join the namespace
+ * it made for its children). Return: 0, or why not (-errno); @why says
+ * which step.
+ */
+static int enter_timens(long long mono_s, long long boot_s, const char **why)
+{
+	char buf[128];
+	int fd, r;
+
+	*why = "unshare(CLONE_NEWUSER)";
+	if (geteuid() != 0 && unshare(CLONE_NEWUSER))
+		return -errno;
+	*why = "unshare(CLONE_NEWTIME)";
+	if (unshare(CLONE_NEWTIME))
+		return -errno;
+	*why = "/proc/self/timens_offsets";
+	snprintf(buf, sizeof(buf), "monotonic %lld 0\nboottime %lld 0\n",
+		 mono_s, boot_s);
+	r = write_file("/proc/self/timens_offsets", buf);
+	if (r)
+		return r;
+	*why = "setns(time_for_children)";
+	fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = setns(fd, CLONE_NEWTIME) ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* The offsets of the variant: a day (two for BOOTTIME) ahead, or behind. */
+static void variant_offsets(bool behind, long long *mono_s, long long *boot_s)
+{
+	long long up = now_ns(CLOCK_MONOTONIC) / 1000000000ULL;
+
+	if (!behind) {
+		*mono_s = DAY_S;
+		*boot_s = 2 * DAY_S;
+		return;
+	}
+	/* A namespace's clock may not start before 0: half the uptime. */
+	*mono_s = -(up / 2);
+	*boot_s = -(up / 2);
+}
+
+static int dev_open(__u64 *tick, __u64 *features)
+{
+	struct hwtimer_api api = { .api = HWTIMER_API };
+	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, HWTIMER_IOC_API, &api)) {
+		close(fd);
+		return -1;
+	}
+	*tick = api.tick_ns;
+	*features = api.features;
+	return fd;
+}
+
+static int arm(int fd, clockid_t c, __u64 deadline, __u64 period,
+	       __u32 flags, __u64 cookie, __u64 *id)
+{
+	struct hwtimer_arm_req r = {
+		.cookie = cookie,
+		.deadline_ns = deadline,
+		.period_ns = period,
+		.clock = c,
+		.flags = flags,
+	};
+
+	if (ioctl(fd, HWTIMER_IOC_ARM, &r))
+		return -errno;
+	if (id)
+		*id = r.id;
+	return 0;
+}
+
+/* Wait up to WAIT_MS for one record; @at: the clock of @c after it came. */
+static int next_event(int fd, struct hwtimer_event *ev, clockid_t c,
+		      __u64 *at)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, WAIT_MS) != 1)
+		return -ETIMEDOUT;
+	n = read(fd, ev, sizeof(*ev));
+	*at = now_ns(c);
+	return n == sizeof(*ev) ? 0 : -EIO;
+}
+
+FIXTURE(ns) {
+	int fd;
+	__u64 tick;
+	__u64 features;
+	long long mono_s;
+	long long boot_s;
+};
+
+FIXTURE_VARIANT(ns) {
+	bool behind;
+};
+
+FIXTURE_VARIANT_ADD(ns, ahead) {
+	.behind = false,
+};
+
+FIXTURE_VARIANT_ADD(ns, behind) {
+	.behind = true,
+};
+
+FIXTURE_SETUP(ns)
+{
+	const char *why;
+	int r;
+
+	self->fd = -1;
+	if (access(DEV, F_OK))
+		SKIP(return, "no " DEV);
+	variant_offsets(variant->behind, &self->mono_s, &self->boot_s);
+	if (variant->behind && !self->mono_s)
+		SKIP(return, "uptime under 2 s: no room behind");
+	r = enter_timens(self->mono_s, self->boot_s, &why);
+	if (r == -EPERM || r == -EINVAL || r == -ENOSPC || r == -ENOENT ||
+	    r == -EACCES || r == -EUSERS)
+		SKIP(return, "no time namespace here: %s: %s", why,
+		     strerror(-r));
+	ASSERT_EQ(0, r) TH_LOG("%s: %s", why, strerror(-r));
+	self->fd = dev_open(&self->tick, &self->features);
+	ASSERT_LE(0, self->fd) TH_LOG(DEV ": %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(ns)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * The record of an absolute arm at @dl, armed at @t0 on @c: its deadline
+ * exactly, never served before it, and served on this clock.
+ */
+static void check_record(struct __test_metadata *_metadata,
+			 const struct hwtimer_event *ev, __u64 at,
+			 __u64 dl, clockid_t c)
+{
+	EXPECT_EQ(dl, ev->deadline_ns);
+	EXPECT_EQ((__u32)c, ev->clock);
+	EXPECT_LE(ev->deadline_ns, ev->fire_ns)
+		TH_LOG("served %llu ns before its deadline",
+		       ev->deadline_ns - ev->fire_ns);
+	EXPECT_LE(ev->fire_ns, at)
+		TH_LOG("fire_ns %llu is after the read (%llu)",
+		       ev->fire_ns, at);
+	EXPECT_LE(dl, at);
+}
+
+/*
+ * An absolute and a relative arm for the same time: both come, on this
+ * clock, and in the same tick but for the time between the two arms.
+ */
+static void abs_and_rel(struct __test_metadata *_metadata, int fd,
+			clockid_t c, __u64 tick)
+{
+	struct hwtimer_event ev, evs[2] = {};
+	__u64 t0, t1, at, ats[2], dl, gap;
+	int i;
+
+	t0 = now_ns(c);
+	dl = t0 + AHEAD_NS;
+	ASSERT_EQ(0, arm(fd, c, dl, 0, HWTIMER_ARM_ABS, 1, NULL));
+	ASSERT_EQ(0, arm(fd, c, AHEAD_NS, 0, 0, 2, NULL));
+	t1 = now_ns(c);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, next_event(fd, &ev, c, &at))
+			TH_LOG("record %d of 2 not in %d ms", i + 1, WAIT_MS);
+		ASSERT_TRUE(ev.cookie == 1 || ev.cookie == 2);
+		evs[ev.cookie - 1] = ev;
+		ats[ev.cookie - 1] = at;
+	}
+	check_record(_metadata, &evs[0], ats[0], dl, c);
+	/* The relative one counts from a time during its ARM. */
+	EXPECT_LE(t0 + AHEAD_NS, evs[1].deadline_ns);
+	EXPECT_GE(t1 + AHEAD_NS, evs[1].deadline_ns);
+	check_record(_metadata, &evs[1], ats[1], evs[1].deadline_ns, c);
+	gap = t1 - t0;
+	EXPECT_GE(evs[1].fire_ns + 2 * tick + gap, evs[0].fire_ns)
+		TH_LOG("absolute served %llu ns after relative",
+		       evs[0].fire_ns - evs[1].fire_ns);
+	EXPECT_GE(evs[0].fire_ns + 2 * tick + gap, evs[1].fire_ns)
+		TH_LOG("relative served %llu ns after absolute",
+		       evs[1].fire_ns - evs[0].fire_ns);
+}
+
+/* The handshake says times are on the namespace's clocks. */
+TEST_F(ns, feature)
+{
+	EXPECT_NE(0, (int)!!(self->features & HWTIMER_FEATURE_TIMENS))
+		TH_LOG("features %#llx: no HWTIMER_FEATURE_TIMENS",
+		       self->features);
+}
+
+TEST_F(ns, monotonic)
+{
+	abs_and_rel(_metadata, self->fd, CLOCK_MONOTONIC, self->tick);
+}
+
+TEST_F(ns, boottime)
+{
+	abs_and_rel(_metadata, self->fd, CLOCK_BOOTTIME, self->tick);
+}
+
+/* MODIFY to an absolute time: exactly that deadline, never before it. */
+TEST_F(ns, modify_abs)
+{
+	struct hwtimer_modify_req m = { .flags = HWTIMER_ARM_ABS };
+	struct hwtimer_event ev;
+	__u64 at, dl;
+
+	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC,
+			 now_ns(CLOCK_MONOTONIC) + 100000 * MS, 0,
+			 HWTIMER_ARM_ABS, 7, &m.id));
+	dl = now_ns(CLOCK_MONOTONIC) + AHEAD_NS;
+	m.deadline_ns = dl;
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_MODIFY, &m));
+	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, m.result);
+	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+		TH_LOG("no record in %d ms", WAIT_MS);
+	EXPECT_EQ(7ULL, ev.cookie);
+	check_record(_metadata, &ev, at, dl, CLOCK_MONOTONIC);
+}
+
+/* BATCH: absolute ARMs on both clocks and an absolute MODIFY. */
+TEST_F(ns, batch)
+{
+	struct hwtimer_batch_op ops[3] = {};
+	struct hwtimer_batch b = {
+		.ops = (uintptr_t)ops,
+		.count = 2,
+	};
+	struct hwtimer_event ev;
+	__u64 dl[3], at;
+	clockid_t c;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		c = i ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		dl[i] = now_ns(c) + AHEAD_NS + i * 20 * MS;
+		ops[i].op = HWTIMER_OP_ARM;
+		ops[i].flags = HWTIMER_ARM_ABS;
+		ops[i].cookie = i;
+		ops[i].deadline_ns = i ? dl[i] : dl[i] + 100000 * MS;
+		ops[i].clock = c;
+	}
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_BATCH, &b));
+	ASSERT_EQ(0U, b.failed);
+	/* The first, far away, is moved to a near absolute time. */
+	dl[0] = now_ns(CLOCK_MONOTONIC) + AHEAD_NS + 40 * MS;
+	ops[2].op = HWTIMER_OP_MODIFY;
+	ops[2].flags = HWTIMER_ARM_ABS;
+	ops[2].id = ops[0].id;
+	ops[2].deadline_ns = dl[0];
+	b.ops = (uintptr_t)&ops[2];
+	b.count = 1;
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_BATCH, &b));
+	ASSERT_EQ(0U, b.failed);
+	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, ops[2].result);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+			TH_LOG("record %d of 2 not in %d ms", i + 1, WAIT_MS);
+		ASSERT_GT(2ULL, ev.cookie);
+		c = ev.cookie ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		check_record(_metadata, &ev, now_ns(c), dl[ev.cookie], c);
+	}
+}
+
+/*
+ * A periodic timeout: each record's deadline is the first plus whole
+ * periods, on this clock; one left unread counts the periods that passed
+ * and says so on this clock too.
+ */
+TEST_F(ns, periodic)
+{
+	const __u64 period = 50 * MS;
+	struct hwtimer_event ev;
+	__u64 at, dl, id;
+	int i;
+
+	dl = now_ns(CLOCK_BOOTTIME) + period;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_BOOTTIME, dl, period,
+			 HWTIMER_ARM_ABS, 3, &id));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_BOOTTIME, &at))
+			TH_LOG("record %d not in %d ms", i + 1, WAIT_MS);
+		EXPECT_LE(dl, ev.deadline_ns);
+		EXPECT_EQ(0ULL, (ev.deadline_ns - dl) % period)
+			TH_LOG("deadline %llu: not first %llu + k periods",
+			       ev.deadline_ns, dl);
+		check_record(_metadata, &ev, at, ev.deadline_ns,
+			     CLOCK_BOOTTIME);
+	}
+	/* Unread for four periods: the record counts them, on this clock. */
+	usleep(4 * period / 1000);
+	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_BOOTTIME, &at));
+	EXPECT_LE(3ULL, ev.overruns);
+	EXPECT_GE(at, ev.deadline_ns);
+	EXPECT_GE(ev.deadline_ns + period, at - 2 * self->tick)
+		TH_LOG("deadline %llu ns before the read",
+		       at - ev.deadline_ns);
+	check_record(_metadata, &ev, at, ev.deadline_ns, CLOCK_BOOTTIME);
+}
+
+/*
+ * A context opened before its process entered a namespace keeps the
+ * clocks it was opened on: its deadlines and records are the host's,
+ * while a context opened after, beside it, has the namespace's. Each
+ * fires in the tick of the other, armed for the same moment.
+ */
+TEST(opener_clock)
+{
+	struct hwtimer_event ev, evs[2] = {};
+	__u64 tick, features, t0, t1, at, ats[2], dl[2], gap;
+	long long mono_s, boot_s;
+	const char *why;
+	int fd[2], i, r;
+
+	if (access(DEV, F_OK))
+		SKIP(return, "no " DEV);
+	fd[0] = dev_open(&tick, &features);
+	ASSERT_LE(0, fd[0]);
+	variant_offsets(false, &mono_s, &boot_s);
+	r = enter_timens(mono_s, boot_s, &why);
+	if (r == -EPERM || r == -EINVAL || r == -ENOSPC || r == -ENOENT ||
+	    r == -EACCES || r == -EUSERS)
+		SKIP(return, "no time namespace here: %s: %s", why,
+		     strerror(-r));
+	ASSERT_EQ(0, r) TH_LOG("%s: %s", why, strerror(-r));
+	fd[1] = dev_open(&tick, &features);
+	ASSERT_LE(0, fd[1]);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	/* The namespace's clock less its offset is the host's. */
+	dl[0] = t0 - mono_s * 1000000000ULL + AHEAD_NS;
+	dl[1] = t0 + AHEAD_NS;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, arm(fd[i], CLOCK_MONOTONIC, dl[i], 0,
+				 HWTIMER_ARM_ABS, i, NULL));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, next_event(fd[i], &ev, CLOCK_MONOTONIC, &at))
+			TH_LOG("context %d: no record in %d ms", i, WAIT_MS);
+		EXPECT_EQ((__u64)i, ev.cookie);
+		/* The host's clock, as the first context reads it. */
+		ats[i] = i ? at : at - mono_s * 1000000000ULL;
+		evs[i] = ev;
+		check_record(_metadata, &ev, ats[i], dl[i], CLOCK_MONOTONIC);
+	}
+	gap = t1 - t0;
+	EXPECT_GE(evs[1].fire_ns + 2 * tick + gap,
+		  evs[0].fire_ns + mono_s * 1000000000ULL);
+	EXPECT_GE(evs[0].fire_ns + mono_s * 1000000000ULL + 2 * tick + gap,
+		  evs[1].fire_ns);
+	close(fd[0]);
+	close(fd[1]);
+}
+
+/*
+ * "exec CMD ARG...": run CMD in a time namespace with the offsets of the
+ * "ahead" variant. Return: CMD's exit status, 4 (kselftest's SKIP) where
+ * no time namespace can be had, 1 if CMD cannot be run.
+ */
+static int run_in_timens(char **argv)
+{
+	const char *why;
+	long long mono_s, boot_s;
+	int r;
+
+	variant_offsets(false, &mono_s, &boot_s);
+	r = enter_timens(mono_s, boot_s, &why);
+	if (r) {
+		fprintf(stderr, "hwtimer_timens: %s: %s\n", why, strerror(-r));
+		return r == -EPERM || r == -EINVAL || r == -ENOSPC ||
+		       r == -ENOENT ? KSFT_SKIP : 1;
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "hwtimer_timens: %s: %s\n", argv[0], strerror(errno));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "exec"))
+		return run_in_timens(argv + 2);
+	return test_harness_run(argc, argv);
+}
