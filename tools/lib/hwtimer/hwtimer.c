@@ -278,6 +278,16 @@ static bool in_timens(void)
 	return off;
 }
 
+/* What a failed open() of the device with error @err probably means. */
+static const char *open_hint(int err)
+{
+	if (err == ENOENT || err == ENODEV || err == ENXIO)
+		return " (is the hwtimer module loaded?)";
+	if (err == EMFILE)
+		return " (RLIMIT_NOFILE, or the module's max_user_contexts)";
+	return "";
+}
+
 /* What a failed handshake with error @err probably means. */
 static const char *api_hint(int err)
 {
@@ -306,9 +316,7 @@ static int dev_open(struct hwtimer *h, const char *path, unsigned int flags)
 	if (h->fd < 0) {
 		err = errno;
 		return open_failed(err, "cannot open %s: %s%s", path,
-				   strerror(err),
-				   err == ENOENT || err == ENODEV || err == ENXIO ?
-				   " (is the hwtimer module loaded?)" : "");
+				   strerror(err), open_hint(err));
 	}
 	memset(api, 0, sizeof(*api));
 	api->api = HWTIMER_API;
