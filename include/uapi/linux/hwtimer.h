@@ -23,7 +23,8 @@
  * another namespace. timerfd converts at each timerfd_settime() with the
  * caller's namespace instead; the two agree for a context used where it
  * was opened. The wheels run on the host's clocks: an absolute deadline
- * before the host's clock began fires at once (%HWTIMER_FEATURE_TIMENS).
+ * before the host's clock began fires at once, and its record's
+ * deadline_ns is 0 (%HWTIMER_FEATURE_TIMENS).
  *
  * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
  * and all contexts of one user together at most max_user_timeouts

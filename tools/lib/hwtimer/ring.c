@@ -457,8 +457,14 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
 	}
 	if (s->state != SLOT_ACTIVE)
 		return drop_expiry(r, from_read);
-	if (ev->deadline_ns != s->deadline) {
-		/* Fired before a modify reached the kernel: arm anew. */
+	if (ev->deadline_ns != s->deadline &&
+	    !(ev->deadline_ns == 0 && s->deadline <= ev->fire_ns)) {
+		/*
+		 * Fired before a modify reached the kernel: arm anew. A
+		 * deadline of 0 is one before the host's clock began, in a
+		 * time namespace ahead of it: the record of the arm at hand
+		 * if that was served after the slot's deadline.
+		 */
 		if (last)
 			slot_arm_again(h, i);
 		return drop_expiry(r, from_read);

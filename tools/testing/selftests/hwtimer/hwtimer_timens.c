@@ -21,7 +21,8 @@
  * come within WAIT_MS (an offset error would be a day, or half the uptime
  * early), and an absolute arm fires in the same tick as a relative one
  * armed beside it for the same time: they are compared with each other,
- * not with a bar, within 2 ticks plus the time the two arms took.
+ * not with a bar, within 2 ticks plus the time the two arms took; a try
+ * over it is run again once, and both figures are printed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -240,40 +241,59 @@ static void check_record(struct __test_metadata *_metadata,
 }
 
 /*
+ * Were two timeouts armed for the same moment, @gap apart, served at
+ * @fa and @fb within 2 ticks (plus @gap) of each other? Else say how far.
+ */
+static bool same_tick(struct __test_metadata *_metadata, __u64 fa, __u64 fb,
+		      __u64 tick, __u64 gap, int try)
+{
+	__u64 d = fa > fb ? fa - fb : fb - fa;
+
+	if (d <= 2 * tick + gap)
+		return true;
+	TH_LOG("try %d: served %llu ns apart, over 2 ticks + %llu ns%s",
+	       try + 1, d, gap, try ? "" : "; again");
+	return false;
+}
+
+/*
  * An absolute and a relative arm for the same time: both come, on this
  * clock, and in the same tick but for the time between the two arms.
+ * Two timeouts of one moment can be served apart when a vCPU of the
+ * emulated guest stalls between them: a try that finds them so is run
+ * again once.
  */
 static void abs_and_rel(struct __test_metadata *_metadata, int fd,
 			clockid_t c, __u64 tick)
 {
 	struct hwtimer_event ev, evs[2] = {};
-	__u64 t0, t1, at, ats[2], dl, gap;
-	int i;
+	__u64 t0, t1, at, ats[2], dl;
+	int i, try;
 
-	t0 = now_ns(c);
-	dl = t0 + AHEAD_NS;
-	ASSERT_EQ(0, arm(fd, c, dl, 0, HWTIMER_ARM_ABS, 1, NULL));
-	ASSERT_EQ(0, arm(fd, c, AHEAD_NS, 0, 0, 2, NULL));
-	t1 = now_ns(c);
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, next_event(fd, &ev, c, &at))
-			TH_LOG("record %d of 2 not in %d ms", i + 1, WAIT_MS);
-		ASSERT_TRUE(ev.cookie == 1 || ev.cookie == 2);
-		evs[ev.cookie - 1] = ev;
-		ats[ev.cookie - 1] = at;
+	for (try = 0; try < 2; try++) {
+		t0 = now_ns(c);
+		dl = t0 + AHEAD_NS;
+		ASSERT_EQ(0, arm(fd, c, dl, 0, HWTIMER_ARM_ABS, 1, NULL));
+		ASSERT_EQ(0, arm(fd, c, AHEAD_NS, 0, 0, 2, NULL));
+		t1 = now_ns(c);
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, next_event(fd, &ev, c, &at))
+				TH_LOG("record %d of 2 not in %d ms", i + 1,
+				       WAIT_MS);
+			ASSERT_TRUE(ev.cookie == 1 || ev.cookie == 2);
+			evs[ev.cookie - 1] = ev;
+			ats[ev.cookie - 1] = at;
+		}
+		check_record(_metadata, &evs[0], ats[0], dl, c);
+		/* The relative one counts from a time during its ARM. */
+		EXPECT_LE(t0 + AHEAD_NS, evs[1].deadline_ns);
+		EXPECT_GE(t1 + AHEAD_NS, evs[1].deadline_ns);
+		check_record(_metadata, &evs[1], ats[1], evs[1].deadline_ns, c);
+		if (same_tick(_metadata, evs[0].fire_ns, evs[1].fire_ns, tick,
+			      t1 - t0, try))
+			return;
 	}
-	check_record(_metadata, &evs[0], ats[0], dl, c);
-	/* The relative one counts from a time during its ARM. */
-	EXPECT_LE(t0 + AHEAD_NS, evs[1].deadline_ns);
-	EXPECT_GE(t1 + AHEAD_NS, evs[1].deadline_ns);
-	check_record(_metadata, &evs[1], ats[1], evs[1].deadline_ns, c);
-	gap = t1 - t0;
-	EXPECT_GE(evs[1].fire_ns + 2 * tick + gap, evs[0].fire_ns)
-		TH_LOG("absolute served %llu ns after relative",
-		       evs[0].fire_ns - evs[1].fire_ns);
-	EXPECT_GE(evs[0].fire_ns + 2 * tick + gap, evs[1].fire_ns)
-		TH_LOG("relative served %llu ns after absolute",
-		       evs[1].fire_ns - evs[0].fire_ns);
+	EXPECT_TRUE(false);
 }
 
 /* The handshake says times are on the namespace's clocks. */
@@ -292,6 +312,25 @@ TEST_F(ns, monotonic)
 TEST_F(ns, boottime)
 {
 	abs_and_rel(_metadata, self->fd, CLOCK_BOOTTIME, self->tick);
+}
+
+/*
+ * An absolute deadline of 1 ns has passed: it fires at once. Ahead of the
+ * host, it is before the host's clock began, and the record says 0.
+ */
+TEST_F(ns, long_past)
+{
+	struct hwtimer_event ev;
+	__u64 at;
+
+	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC, 1, 0, HWTIMER_ARM_ABS, 5,
+			 NULL));
+	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+		TH_LOG("a past deadline did not fire in %d ms", WAIT_MS);
+	EXPECT_EQ(5ULL, ev.cookie);
+	EXPECT_EQ(variant->behind ? 1ULL : 0ULL, ev.deadline_ns);
+	EXPECT_LE(ev.fire_ns, at);
+	EXPECT_GE(ev.fire_ns + (__u64)WAIT_MS * MS, at);
 }
 
 /* MODIFY to an absolute time: exactly that deadline, never before it. */
@@ -403,10 +442,10 @@ TEST_F(ns, periodic)
 TEST(opener_clock)
 {
 	struct hwtimer_event ev, evs[2] = {};
-	__u64 tick, features, t0, t1, at, ats[2], dl[2], gap;
+	__u64 tick, features, t0, t1, at, dl[2], off;
 	long long mono_s, boot_s;
 	const char *why;
-	int fd[2], i, r;
+	int fd[2], i, r, try;
 
 	if (access(DEV, F_OK))
 		SKIP(return, "no " DEV);
@@ -421,28 +460,32 @@ TEST(opener_clock)
 	ASSERT_EQ(0, r) TH_LOG("%s: %s", why, strerror(-r));
 	fd[1] = dev_open(&tick, &features);
 	ASSERT_LE(0, fd[1]);
-	t0 = now_ns(CLOCK_MONOTONIC);
 	/* The namespace's clock less its offset is the host's. */
-	dl[0] = t0 - mono_s * 1000000000ULL + AHEAD_NS;
-	dl[1] = t0 + AHEAD_NS;
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, arm(fd[i], CLOCK_MONOTONIC, dl[i], 0,
-				 HWTIMER_ARM_ABS, i, NULL));
-	t1 = now_ns(CLOCK_MONOTONIC);
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, next_event(fd[i], &ev, CLOCK_MONOTONIC, &at))
-			TH_LOG("context %d: no record in %d ms", i, WAIT_MS);
-		EXPECT_EQ((__u64)i, ev.cookie);
-		/* The host's clock, as the first context reads it. */
-		ats[i] = i ? at : at - mono_s * 1000000000ULL;
-		evs[i] = ev;
-		check_record(_metadata, &ev, ats[i], dl[i], CLOCK_MONOTONIC);
+	off = mono_s * 1000000000ULL;
+	for (try = 0; try < 2; try++) {
+		t0 = now_ns(CLOCK_MONOTONIC);
+		dl[0] = t0 - off + AHEAD_NS;
+		dl[1] = t0 + AHEAD_NS;
+		for (i = 0; i < 2; i++)
+			ASSERT_EQ(0, arm(fd[i], CLOCK_MONOTONIC, dl[i], 0,
+					 HWTIMER_ARM_ABS, i, NULL));
+		t1 = now_ns(CLOCK_MONOTONIC);
+		for (i = 0; i < 2; i++) {
+			ASSERT_EQ(0, next_event(fd[i], &ev, CLOCK_MONOTONIC,
+						&at))
+				TH_LOG("context %d: no record in %d ms", i,
+				       WAIT_MS);
+			EXPECT_EQ((__u64)i, ev.cookie);
+			evs[i] = ev;
+			/* The host's clock, as the first context reads it. */
+			check_record(_metadata, &ev, i ? at : at - off, dl[i],
+				     CLOCK_MONOTONIC);
+		}
+		if (same_tick(_metadata, evs[0].fire_ns + off, evs[1].fire_ns,
+			      tick, t1 - t0, try))
+			break;
 	}
-	gap = t1 - t0;
-	EXPECT_GE(evs[1].fire_ns + 2 * tick + gap,
-		  evs[0].fire_ns + mono_s * 1000000000ULL);
-	EXPECT_GE(evs[0].fire_ns + mono_s * 1000000000ULL + 2 * tick + gap,
-		  evs[1].fire_ns);
+	EXPECT_LT(try, 2);
 	close(fd[0]);
 	close(fd[1]);
 }
