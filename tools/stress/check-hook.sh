@@ -4,7 +4,8 @@
 # Adds:
 #  - the reliability programs (static) to build/check/bin, which the
 #    initramfs carries, for the tools/vm/guest.d/4x-*.sh fragments;
-#  - hwtimer_kstress.ko next to each kernel's hwtimer.ko;
+#  - hwtimer_kstress.ko next to each kernel's hwtimer.ko, and
+#    hwtimer_kvictim.ko (tools/testing/kvictim) next to each stock one's;
 #  - a short libFuzzer run of the wheel core against its model
 #    (tools/testing/wheel/fuzz; FUZZ_SECS, default 60).
 # Never fails the sourcing script: a failing step is counted as a failure.
@@ -39,6 +40,12 @@ stress_check_hook() {
 			SYMVERS="$TOP/build/mod-$sk/Module.symvers" \
 			MO="$TOP/build/mod-$sk/tools/stress/kmod" >>"$log" 2>&1 ||
 			fail_step build-stress "hwtimer_kstress.ko ($sk)" "$log"
+		# The kernel victim of 36-isolation.sh (tools/testing/kvictim).
+		make -C "$TOP/tools/testing/kvictim" module \
+			KDIR="/lib/modules/${stock_rel[$sk]}/build" \
+			SYMVERS="$TOP/build/mod-$sk/Module.symvers" \
+			MO="$TOP/build/mod-$sk/tools/testing/kvictim" >>"$log" 2>&1 ||
+			fail_step build-kvictim "hwtimer_kvictim.ko ($sk)" "$log"
 	done
 	if grep -v 'jobserver' "$log" | grep -qi 'warning:'; then
 		grep -i 'warning:' "$log" | sed 's/^/    /'

@@ -23,7 +23,11 @@
 # attacker's threads of lock-holder and expiry-flood) arms one-shot
 # timeouts 5 ms ahead one at a time for ISO_SECS seconds, alternating
 # HWTIMER_IOC_ARM + read() and its own timer ring (drained by the periodic
-# drain) + poll(); then the attacker is stopped. Control first, attack
+# drain) + poll(); then the attacker is stopped. A kernel module on the
+# exported API is a victim too (tools/testing/kvictim, loaded for the whole
+# run where it was built): its kthread on the same CPU arms one-shots 5 ms
+# ahead on the default wheel, and its expiries of each window are judged
+# as a third path, "kernel", by the same rule. Control first, attack
 # next, in the same boot and under the same CPU load: a test never holds
 # lateness to an absolute bar on this shared, emulated host.
 #
@@ -122,6 +126,14 @@ con_level=$(cut -f1 /proc/sys/kernel/printk)
 trap 'dmesg -n "$con_level"' EXIT
 dmesg -n 1
 n=0
+# The kernel victim (tools/testing/kvictim), on the victim's CPU for the
+# whole run; each victim window takes its expiries of that window.
+kv=$HWTIMER_DIR/modules/hwtimer_kvictim.ko
+if [ -f "$kv" ] && insmod "$kv" cpu="$cpu"; then
+	echo "# kernel victim: hwtimer_kvictim on CPU $cpu"
+else
+	echo "# kernel victim: hwtimer_kvictim not loaded; ioctl and ring paths only"
+fi
 
 # get KEY FILE: the victim's figure KEY (0 if missing).
 get() {
@@ -182,7 +194,7 @@ verdict() {
 		fi
 	done
 	bad=0
-	for p in ioctl_net ring_net; do
+	for p in ioctl_net ring_net $(kernel_path "$2" "$3"); do
 		within "$2" "$3" "$p" || bad=1
 	done
 	case $1 in
@@ -191,9 +203,22 @@ verdict() {
 	return "$bad"
 }
 
+# kernel_path CTL ATT: "kernel_net" where both runs measured the kernel
+# victim (hwtimer_kvictim loaded), else nothing.
+kernel_path() {
+	if [ "$(get kernel_net_n "$1")" -gt 0 ] &&
+		[ "$(get kernel_net_n "$2")" -gt 0 ]; then
+		echo kernel_net
+	fi
+}
+
 # summary CTL ATT: the judged figures, for the result line.
 summary() {
-	echo "net max ring $(get ring_net_max "$2") us (control $(get ring_net_max "$1")), ioctl $(get ioctl_net_max "$2") us (control $(get ioctl_net_max "$1"))"
+	k=
+	if [ -n "$(kernel_path "$1" "$2")" ]; then
+		k=", kernel $(get kernel_net_max "$2") us (control $(get kernel_net_max "$1"))"
+	fi
+	echo "net max ring $(get ring_net_max "$2") us (control $(get ring_net_max "$1")), ioctl $(get ioctl_net_max "$2") us (control $(get ioctl_net_max "$1"))$k"
 }
 
 for cls in $ISO_CLASSES; do
@@ -231,6 +256,10 @@ for cls in $ISO_CLASSES; do
 		echo "not ok $n $cls: $(summary "$ctl" "$att")"
 	fi
 done
+if [ -d /sys/module/hwtimer_kvictim ]; then
+	echo 1 >/sys/module/hwtimer_kvictim/parameters/quiesce
+	rmmod hwtimer_kvictim || echo "# hwtimer_kvictim would not unload"
+fi
 # tags_run WHO N RINGS OUT: "hwtimer_isolation tags" as WHO (root or
 # nobody) in the background, holding what it opened; waits for its line.
 tags_run() {

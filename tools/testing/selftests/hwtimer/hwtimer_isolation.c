@@ -37,6 +37,12 @@
  *				victim's CPU for the ioctl path, the one that
  *				stalled most for the ring path, whose timeout
  *				is armed and served on a drain's CPU
+ *	A third path, "kernel", where tools/testing/kvictim's module is
+ *	loaded (36-isolation.sh loads it with cpu=CPU): its kthread arms
+ *	one-shots 5 ms ahead on the default wheel, one at a time, as a
+ *	kernel user of the exported API does; those whose deadlines fall in
+ *	the window count, their fire lateness from their callbacks' start,
+ *	net of CPU's stalls, as ioctl's.
  *	It also takes, over its own window, the CPU time of hwtimer's
  *	kthreads (comm "hwtimer/...") and of every process of the attacker's
  *	uid, from /proc/PID/stat (utime + stime). p50, p99 and max of each
@@ -116,6 +122,7 @@
 #include <linux/hwtimer.h>
 
 #define DEV		"/dev/hwtimer"
+#define KVICTIM		"/sys/kernel/debug/hwtimer_kvictim/samples"
 #define PARAMS		"/sys/module/hwtimer/parameters/"
 #define MS		((uint64_t)1000000)
 #define SEC		((uint64_t)1000000000)
@@ -1012,7 +1019,7 @@ struct lat {
 	unsigned int n;
 };
 
-static struct lat lat_ioctl, lat_ring;
+static struct lat lat_ioctl, lat_ring, lat_kernel;
 static unsigned int early, lost;
 
 /* Note one expiry of deadline @deadline, served at @fire, in hand at @t. */
@@ -1239,6 +1246,40 @@ static void report_stalls(FILE *out)
 	}
 }
 
+/*
+ * The kernel victim's expiries whose deadlines fall in [@t0, @t1], from
+ * hwtimer_kvictim's ring (tools/testing/kvictim), into lat_kernel: its
+ * kthread, bound to the victim's CPU, arms one-shots 5 ms ahead on the
+ * default wheel one at a time throughout. A fire time of 0 is a timeout
+ * lost. Return: whether the module is there (and on CLOCK_MONOTONIC).
+ */
+static bool kernel_samples(uint64_t t0, uint64_t t1)
+{
+	FILE *f = fopen(KVICTIM, "r");
+	unsigned long long d, fire;
+	int clock = -1;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "clock %d", &clock) != 1 || clock != CLOCK_MONOTONIC) {
+		fclose(f);
+		return false;
+	}
+	while (fscanf(f, "%llu %llu", &d, &fire) == 2) {
+		if (d < t0 || d > t1)
+			continue;
+		if (!fire) {
+			printf("# kernel victim: no callback 30 s after deadline %llu\n",
+			       d);
+			lost++;
+			continue;
+		}
+		note(&lat_kernel, d, fire, fire);
+	}
+	fclose(f);
+	return true;
+}
+
 /* The victim's window: alternate the two paths for @secs seconds. */
 static void victim_run(int fd, struct ring *r, unsigned int secs)
 {
@@ -1289,6 +1330,9 @@ static int victim(pid_t pid, const char *ready, const char *outp,
 	report_path(out, "ioctl", &lat_ioctl, vcpu);
 	/* ring: armed by a drain on any CPU, served on that CPU's base. */
 	report_path(out, "ring", &lat_ring, -1);
+	/* kernel: armed and served on the victim's CPU, as ioctl. */
+	if (kernel_samples(t0, t1))
+		report_path(out, "kernel", &lat_kernel, vcpu);
 	report_stalls(out);
 	printf("#   slowest ARM call %.3f ms\n", arm_call_max / 1e6);
 	fprintf(out, "arm_call_max_us %" PRIu64 "\n", arm_call_max / 1000);
