@@ -1721,6 +1721,8 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  * struct hwt_taken - a record read() copied out, to take off the list
  * @ht: its timer, at the head of the event list while read() holds
  *	the read mutex
+ * @deadline: the record's deadline on the host's clock (the record has it
+ *	on the context's)
  * @overruns: the periodic timer's folded overrun count the record covers
  * @next: dormant periodic: deadline to arm it for, 0 if there is none
  * @counted: dormant periodic: expiries the read counted, not the callback
