@@ -1393,9 +1393,9 @@ static enum hrtimer_restart hrt_fn(struct hrtimer *hrt)
 }
 
 /*
- * Entries a worker hands out or cascades per hold of the base lock: bounds
- * how long interrupts stay off when many timeouts come due at once. Stop
- * hands back as many per hold.
+ * Entries a worker hands out or cascades, plus ticks the wheel steps to,
+ * per hold of the base lock: bounds how long interrupts stay off when many
+ * timeouts come due at once. Stop hands back as many per hold.
  */
 #define HWTIMER_ADVANCE_BATCH	256
 
@@ -1424,12 +1424,14 @@ static bool in_deadline_order(const struct list_head *list)
 
 /*
  * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
- * what is due ready in deadline order (a slot collected from a higher
- * level holds several ticks' entries in arming order). While due entries
- * are left, @b stays kicked for the next worker to come by; once none
- * are, the hrtimer is re-armed to when the wheel next hands out some:
- * the next occupied tick, or its first deadline when it has few entries
- * (hwtimer_wc_due_ns()). Caller holds b->lock.
+ * what is due ready in deadline order. The wheel hands out tick after
+ * tick however late this is, a tick of fewer entries than a batch in one
+ * batch, and one tick's entries in arming order, so the batch is sorted:
+ * O(batch log batch), under b->lock. While work is left, @b stays kicked
+ * for the next worker to come by; once none is, the hrtimer is re-armed
+ * to when the wheel next hands out some: the next occupied tick, or its
+ * first deadline when it has few entries (hwtimer_wc_due_ns()). Caller
+ * holds b->lock.
  */
 static void collect_locked(struct hwtimer_base *b)
 {
@@ -1445,7 +1447,7 @@ static void collect_locked(struct hwtimer_base *b)
 		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &b->ready);
 	if (hwtimer_wc_next_expiry(&b->wc, &tick)) {
-		/* Only entries left on the due list are at the current tick. */
+		/* Work left (due list, ticks not reached): the current tick. */
 		if (tick <= b->wc.now)
 			WRITE_ONCE(b->kicked, true);
 		else

@@ -35,9 +35,11 @@
  * the new next tick, which moves them to a lower level: they cascade down,
  * and keep their exact deadline on the way (unlike kernel/time/timer.c,
  * which does not cascade and accepts up to 12.5% lateness instead). An
- * entry cascades at most once per level. Advancing across any gap touches
- * at most one bitmap word per level plus the entries that move, never the
- * ticks in between.
+ * entry cascades at most once per level. Advancing across any gap stops at
+ * each occupied tick on the way, and just before each occupied higher
+ * slot, touching at most one bitmap word per level there plus the entries
+ * that move, never the empty ticks in between: a late advance hands out
+ * tick after tick, as an early one would have.
  *
  * Every entry of level L is earlier than every entry of level L + 1, so the
  * next expiry is in the lowest occupied level's lowest occupied slot. Each
@@ -100,6 +102,7 @@ void hwtimer_wc_init(struct hwtimer_wc *wc, u32 tick_ns, u64 now_ns)
 	wc->tick_ns = tick_ns ? tick_ns : 1;
 	wc->tick_inv = div_u64(U64_MAX, wc->tick_ns);
 	wc->now = div_u64(now_ns, wc->tick_ns);
+	wc->goal = wc->now;
 	wc->levels = 0;
 	wc->count = 0;
 	INIT_LIST_HEAD(&wc->due);
@@ -525,73 +528,95 @@ static void collect_slots(struct hwtimer_wc *wc, unsigned int lvl, u64 mask,
 	}
 }
 
-/**
- * hwtimer_wc_advance_max() - move the wheel to a new time, handing out at
- *	most a bounded amount of what is due
- * @wc: the wheel
- * @now_ns: current time in ns; an earlier time than the wheel's moves nothing
- * @expired: list to append due entries to (linked by their node), in no
- *	particular order; they are no longer in the wheel
- * @max: most entries to look at (hand out or cascade) in this call
- *
- * The slots whose range has begun are emptied onto the due list at once,
- * O(levels) however far time jumps; their entries are then handed out or
- * cascaded one by one, up to @max of them. What is left stays on the due
- * list, still in the wheel (cancel takes it out as usual), and
- * hwtimer_wc_next_expiry() reports the current tick until a later call has
- * processed it. A caller holding a lock with interrupts off can thus bound
- * the time it holds it by calling again with the lock dropped in between.
- * Once the due list is empty, the next tick's entries whose deadline
- * @now_ns has reached are handed out too, when that tick has at most
- * HWTIMER_WC_EXACT_MAX (looked at beyond @max).
- *
- * Context: caller serialises all calls on @wc.
- * Return: number of entries appended to @expired.
+/*
+ * Move the current tick forward to @now, after it, emptying onto the due
+ * list the slots whose range that begins: level 0's ticks up to @now, and
+ * each higher slot once the next tick reaches it. O(levels). The entries
+ * keep their old slot number until they are looked at; detach_entry()
+ * copes with that (the slot's list is empty or holds others).
  */
-u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
-			   struct list_head *expired, u64 max)
+static void move_to(struct hwtimer_wc *wc, u64 now)
 {
-	u64 now = div_u64(now_ns, wc->tick_ns);
+	/* Entries are placed relative to the next tick (calc_bit()). */
+	u64 next = wc->now + 1, to = now < U64_MAX ? now + 1 : now;
+	unsigned int lvl;
+
+	collect_slots(wc, 0, due_slots(wc->now, now), &wc->due);
+	for (lvl = 1; lvl < HWTIMER_WC_LEVELS; lvl++) {
+		u64 mask = passed_slots(next, to, lvl);
+
+		collect_slots(wc, lvl, mask, &wc->due);
+		/*
+		 * A level whose window still holds the next tick leaves
+		 * every higher level's window (and digit) unchanged.
+		 */
+		if (mask != ~0ULL)
+			break;
+	}
+	wc->now = now;
+}
+
+/*
+ * The next tick to move to on the way to wc->goal, the due list being
+ * empty: that of the earliest occupied slot when it is in level 0, the
+ * tick before the range of a higher one (so that all of its entries are
+ * still ahead, and cascade to their own ticks instead of being handed out
+ * together), or wc->goal when that comes first. Always after the current
+ * tick: level 0 holds only later ticks, and a higher slot's range begins
+ * after the next tick. O(1).
+ */
+static u64 next_stop(const struct hwtimer_wc *wc)
+{
+	u64 next = wc->now + 1, stop;
+	unsigned int lvl, top;
+
+	if (!wc->levels)
+		return wc->goal;
+	lvl = __ffs(wc->levels);
+	top = LVL_SHIFT(lvl + 1);
+	/* The next tick's digits above the level, the slot's own at it. */
+	stop = top < 64 ? next >> top << top : 0;
+	stop |= (u64)__ffs64(wc->occupied[lvl]) << LVL_SHIFT(lvl);
+	if (lvl)
+		stop--;
+	return stop < wc->goal ? stop : wc->goal;
+}
+
+/*
+ * Does slot @head hold more than @max entries? Looks at @max + 1 at most.
+ */
+static bool slot_over(const struct list_head *head, u64 max)
+{
+	const struct list_head *pos;
+
+	list_for_each(pos, head)
+		if (!max--)
+			return true;
+	return false;
+}
+
+/*
+ * Hand out the due list's entries whose tick has come and cascade the
+ * others, up to *@max of them, taking each from *@max. Return: the number
+ * appended to @expired.
+ */
+static u64 walk_due(struct hwtimer_wc *wc, struct list_head *expired,
+		    u64 *max)
+{
 	struct hwtimer_wc_entry *e;
 	struct list_head *pos;
 	u64 expires, n = 0;
 	LIST_HEAD(run);
-
-	if (now > wc->now) {
-		/* Entries are placed relative to the next tick (calc_bit()). */
-		u64 next = wc->now + 1, to = now < U64_MAX ? now + 1 : now;
-		unsigned int lvl;
-
-		/*
-		 * The entries keep their old slot number until they are looked
-		 * at; detach_entry() copes with that (the slot's list is empty
-		 * or holds others). Level 0 holds the ticks now due; a higher
-		 * level's slot is cascaded once the next tick reaches it.
-		 */
-		collect_slots(wc, 0, due_slots(wc->now, now), &wc->due);
-		for (lvl = 1; lvl < HWTIMER_WC_LEVELS; lvl++) {
-			u64 mask = passed_slots(next, to, lvl);
-
-			collect_slots(wc, lvl, mask, &wc->due);
-			/*
-			 * A level whose window still holds the next tick leaves
-			 * every higher level's window (and digit) unchanged.
-			 */
-			if (mask != ~0ULL)
-				break;
-		}
-		wc->now = now;
-	}
 
 	/*
 	 * The due entries stay where they are and go to @expired as one run
 	 * at the end, cut off and spliced: no list operation per entry.
 	 */
 	pos = wc->due.next;
-	while (max && pos != &wc->due) {
+	while (*max && pos != &wc->due) {
 		e = list_entry(pos, struct hwtimer_wc_entry, node);
 		pos = pos->next;
-		max--;
+		(*max)--;
 		expires = calc_tick(wc, e->expires_ns);
 		if (expires <= wc->now) {
 			e->idx = HWTIMER_WC_IDLE;
@@ -606,8 +631,64 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 		list_cut_before(&run, &wc->due, pos);
 		list_splice_tail(&run, expired);
 	}
+	return n;
+}
+
+/**
+ * hwtimer_wc_advance_max() - move the wheel to a new time, handing out at
+ *	most a bounded amount of what is due
+ * @wc: the wheel
+ * @now_ns: current time in ns; an earlier time than the latest one given
+ *	moves the wheel no further than that one
+ * @expired: list to append due entries to (linked by their node), tick
+ *	after tick, within a tick in no particular order; they are no longer
+ *	in the wheel
+ * @max: most entries to look at (hand out or cascade) plus ticks to move
+ *	to in this call
+ *
+ * The wheel moves towards @now_ns's tick from one occupied tick to the
+ * next: at each, the slots whose range has begun are emptied onto the due
+ * list, O(levels), and their entries handed out or cascaded one by one. A
+ * higher level's slot is emptied just before its range begins, so its
+ * entries cascade to their own ticks rather than being handed out
+ * together: however late the call, what it and the calls after it hand
+ * out comes tick after tick. A call that has already looked at some
+ * entries stops before a tick with more than it has left (counting at
+ * most that many), so a tick of fewer than @max entries is handed out by
+ * one call. Work left when @max runs out (entries on the due list, ticks
+ * not reached) stays in the wheel, cancelled as usual, and
+ * hwtimer_wc_next_expiry() reports the current tick until a later call
+ * has done it. A caller holding a lock with interrupts off can thus bound
+ * the time it holds it by calling again with the lock dropped in between.
+ * Once at @now_ns's tick with the due list empty, the next tick's entries
+ * whose deadline @now_ns has reached are handed out too, when that tick
+ * has at most HWTIMER_WC_EXACT_MAX (looked at beyond @max).
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: number of entries appended to @expired.
+ */
+u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
+			   struct list_head *expired, u64 max)
+{
+	u64 now = div_u64(now_ns, wc->tick_ns), budget = max, n = 0, stop;
+
+	if (now > wc->goal)
+		wc->goal = now;
+	for (;;) {
+		n += walk_due(wc, expired, &max);
+		if (!max || !list_empty(&wc->due) || wc->now == wc->goal)
+			break;
+		stop = next_stop(wc);
+		/* A tick that would not fit waits for a fresh call. */
+		if (max < budget && budget != U64_MAX &&
+		    slot_over(&wc->slots[SLOT_INDEX(0, LVL_DIGIT(stop, 0))],
+			      max - 1))
+			break;
+		max--;
+		move_to(wc, stop);
+	}
 	/* Every earlier tick is handed out: the next one's first entries. */
-	if (list_empty(&wc->due))
+	if (list_empty(&wc->due) && wc->now == wc->goal)
 		n += advance_exact(wc, now_ns, expired);
 	wc->count -= n;
 	return n;
@@ -618,11 +699,12 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance_max, HWTIMER_WHEEL);
  * hwtimer_wc_advance() - move the wheel to a new time, handing out what is due
  * @wc: the wheel
  * @now_ns: current time in ns; an earlier time than the wheel's moves nothing
- * @expired: list to append due entries to (linked by their node), in no
- *	particular order; they are no longer in the wheel
+ * @expired: list to append due entries to (linked by their node), tick
+ *	after tick; they are no longer in the wheel
  *
- * hwtimer_wc_advance_max() without a bound: costs O(levels) plus O(1) per
- * entry handed out or cascaded.
+ * hwtimer_wc_advance_max() without a bound: costs O(levels) per occupied
+ * tick or higher slot on the way plus O(1) per entry handed out or
+ * cascaded.
  *
  * Context: caller serialises all calls on @wc.
  * Return: number of entries appended to @expired.
@@ -639,18 +721,20 @@ EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
  * @wc: the wheel
  * @tick: out: a tick at or before the earliest deadline in the wheel; exact
  *	unless an entry was cancelled or moved from that slot; the current
- *	tick when the due list is not empty
+ *	tick when the due list is not empty or a bounded advance stopped
+ *	short of its time (hwtimer_wc_advance_max())
  *
  * O(1): two find-first-bit operations.
  *
  * Context: caller serialises all calls on @wc.
- * Return: false when the wheel is empty (@tick untouched).
+ * Return: false when the wheel is empty and no advance has work left
+ * (@tick untouched).
  */
 bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 {
 	unsigned int lvl, slot;
 
-	if (!list_empty(&wc->due)) {
+	if (!list_empty(&wc->due) || wc->now < wc->goal) {
 		*tick = wc->now;
 		return true;
 	}

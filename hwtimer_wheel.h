@@ -42,7 +42,10 @@
 /**
  * struct hwtimer_wc - a hierarchical timing wheel
  * @slots: the slot lists (first, so that a slot's address is a scaled index)
- * @now: current tick: everything due at or before it has been handed out
+ * @now: current tick: everything due at or before it has been handed out,
+ *	but for the due list
+ * @goal: tick of the latest advance; @now is behind it while a bounded
+ *	advance has work left (hwtimer_wc_advance_max())
  * @tick_ns: length of a tick in nanoseconds (at least 1)
  * @tick_inv: U64_MAX / @tick_ns, to divide by the tick with a multiplication
  * @count: entries in the wheel (slots and due list)
@@ -56,6 +59,7 @@
 struct hwtimer_wc {
 	struct list_head slots[HWTIMER_WC_SLOTS];
 	u64 now;
+	u64 goal;
 	u32 tick_ns;
 	u32 levels;
 	u64 tick_inv;

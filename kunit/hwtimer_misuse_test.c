@@ -5,8 +5,8 @@
  * a new timeout takes the same address, calls on timeouts whose wheel is
  * gone, modify/cancel storms against running callbacks, the pending limit
  * with periodic timeouts, periodic callbacks longer than their period,
- * deadline order after a cascade, and hwtimer_state() through every
- * transition.
+ * deadline order after a cascade and after a late burst, and
+ * hwtimer_state() through every transition.
  *
  * Every case runs on private wheels (destroyed in exit). The suite runs in
  * a software-emulated VM with KASAN, lockdep and debug objects, so timing
@@ -47,6 +47,11 @@
 #define NREC		8
 /* Items of the order case, kthreads of the storm and race cases. */
 #define NORDER		8
+/*
+ * Items of the late-burst order case: more than two of the worker's
+ * batches of 256, spread over one level-1 slot's 64 ticks.
+ */
+#define NLATE		600
 #define NTHREADS	4
 
 /* What mitem_fn does besides recording the run. */
@@ -67,6 +72,7 @@ struct misuse_ctx;
  * @ctx: the case's context
  * @mode: what the callback does
  * @id: index in the case's array (order case)
+ * @pos: place in the run order of its first run (%MODE_COUNT)
  * @arg: argument of @mode
  * @runs: callback runs started
  * @returned: callback runs finished
@@ -84,6 +90,7 @@ struct mitem {
 	struct misuse_ctx *ctx;
 	enum mitem_mode mode;
 	int id;
+	int pos;
 	u64 arg;
 	atomic_t runs;
 	atomic_t returned;
@@ -312,9 +319,10 @@ static void mitem_fn(struct hwtimer_timeout *t)
 		it->ov[run] = hwtimer_overruns(t);
 		it->state_in[run] = hwtimer_state(t);
 	}
-	if (it->mode == MODE_COUNT)
-		ctx->order[(atomic_inc_return(&ctx->norder) - 1) %
-			   ARRAY_SIZE(ctx->order)] = it->id;
+	if (it->mode == MODE_COUNT) {
+		it->pos = atomic_inc_return(&ctx->norder) - 1;
+		ctx->order[it->pos % ARRAY_SIZE(ctx->order)] = it->id;
+	}
 	atomic_inc(&it->runs);
 	wake_up_all(&ctx->wq);	/* cases wait for a run to start */
 
@@ -1052,6 +1060,71 @@ static void misuse_one_worker_orders_after_delayed_tick(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, order_is_sorted(test, ctx, NORDER));
 }
 
+/*
+ * NLATE timeouts spread over the 64 ticks of one level-1 slot, 200 ms or
+ * more ahead, about nine a tick with distinct deadlines, armed in an order
+ * that strides through the slot. A first callback blocks the one worker
+ * until about 10 ms after the last deadline, so the slot is collected
+ * late, all of it due at once and more than two batches of the worker's:
+ * the worker must still run them in deadline order. Only the order is checked, not
+ * the timing, so a slow VM cannot fail it; skipped when it was so slow
+ * that the arms came after the first deadline.
+ */
+static void misuse_one_worker_orders_late_burst(struct kunit *test)
+{
+	struct misuse_ctx *ctx = test->priv;
+	struct hwtimer_wheel *w = new_wheel(test, 0, 1, 0);
+	struct mitem *blk = new_items(test, 1);
+	struct mitem *it = new_items(test, NLATE);
+	u64 *dl = kunit_kcalloc(test, NLATE, sizeof(*dl), GFP_KERNEL);
+	u64 base = roundup(ktime_get_ns() + 200 * MS, 64 * MS);
+	u64 step = 63 * MS / NLATE, worst = 0;
+	int i, k, bad = 0, first_bad = -1;
+	bool late;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dl);
+	blk->mode = MODE_BLOCK;
+	KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &blk->tmo, MS, 0, 0), 0);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &blk->runs, 1, WAIT_MS));
+	/* 7 and NLATE are coprime: every item once, striding the slot. */
+	for (i = 0; i < NLATE; i++) {
+		k = i * 7 % NLATE;
+		KUNIT_ASSERT_EQ(test, hwtimer_arm(w, &it[k].tmo,
+						  base + 1 + k * step, 0,
+						  HWTIMER_ARM_ABS), 0);
+	}
+	late = ktime_get_ns() > base;
+	if (ktime_get_ns() < base + 74 * MS)
+		msleep((base + 74 * MS - ktime_get_ns()) / MS + 1);
+	complete_all(&ctx->release);
+	KUNIT_ASSERT_TRUE(test, wait_atomic(ctx, &ctx->fired, NLATE + 1,
+					    WAIT_MS));
+	KUNIT_ASSERT_EQ(test, atomic_read(&ctx->norder), NLATE);
+	for (i = 0; i < NLATE; i++) {
+		KUNIT_ASSERT_GE(test, it[i].pos, 0);
+		KUNIT_ASSERT_LT(test, it[i].pos, NLATE);
+		dl[it[i].pos] = it[i].dl[0];
+	}
+	/* Each run against the latest deadline run before it. */
+	for (i = 1, k = 0; i < NLATE; i++) {
+		if (dl[i] >= dl[k]) {
+			k = i;
+			continue;
+		}
+		if (first_bad < 0)
+			first_bad = i;
+		bad++;
+		worst = max(worst, dl[k] - dl[i]);
+	}
+	kunit_info(test, "%d of %d ran after a later deadline (first at run %d), by up to %llu us (%llu ticks)\n",
+		   bad, NLATE, first_bad, worst / NSEC_PER_USEC,
+		   DIV_ROUND_UP_ULL(worst, MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	if (late)
+		kunit_skip(test, "VM too slow: armed after the first deadline");
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
 /* ---- 4. modify / cancel / arm storms against running callbacks -------- */
 
 static int storm_fn(void *arg)
@@ -1390,6 +1463,7 @@ static struct kunit_case hwtimer_misuse_cases[] = {
 	KUNIT_CASE(misuse_periodic_longer_than_period_skips_ahead),
 	KUNIT_CASE(misuse_one_worker_orders_same_tick_cascade),
 	KUNIT_CASE(misuse_one_worker_orders_after_delayed_tick),
+	KUNIT_CASE(misuse_one_worker_orders_late_burst),
 	KUNIT_CASE_SLOW(misuse_storm_never_overlaps_or_outlives_cancel_sync),
 	KUNIT_CASE_SLOW(misuse_stop_races_arms_on_other_wheel),
 	{}

@@ -337,29 +337,54 @@ static inline u64 wm_pick_time(struct wm_state *st)
 
 /*
  * Advance to a random time; a quarter of the advances are bounded to a few
- * entries per call and repeated at the same time until the due list is empty.
+ * entries per call and repeated at the same time while work is left (the
+ * next expiry is the current tick). Each call must hand out no tick before
+ * one an earlier call handed out: the calls' outputs, each sorted, make
+ * one run in deadline order. Entries armed at or before the current tick
+ * (on the due list, in arm order) are left out of that: they are all
+ * handed out first, whatever their order.
  */
 static inline int wm_advance(struct wm_state *st)
 {
 	LIST_HEAD(out);
 	u64 t = wm_pick_time(st);
 	u64 max = wm_rand(st) % 4 ? U64_MAX : 1 + wm_rand(st) % 8;
-	u64 n;
+	u64 n = 0, last = 0, start = st->wc->now, next;
+	bool more;
 
 	if (t > st->now)
 		st->now = t;
-	n = hwtimer_wc_advance_max(st->wc, t, &out, max);
-	while (!list_empty(&st->wc->due)) {
-		u32 i = wm_rand(st) % st->nitems;
-		u64 next;
+	for (;;) {
+		struct hwtimer_wc_entry *e;
+		u64 first = U64_MAX, top = 0, tick;
+		LIST_HEAD(part);
+		u32 i;
 
-		if (!hwtimer_wc_next_expiry(st->wc, &next) || next != st->wc->now)
+		n += hwtimer_wc_advance_max(st->wc, t, &part, max);
+		list_for_each_entry(e, &part, node) {
+			tick = hwtimer_wc_ns_to_tick(st->wc, e->expires_ns);
+			if (tick <= start)
+				continue;
+			first = tick < first ? tick : first;
+			top = tick > top ? tick : top;
+		}
+		if (first < last)
+			return WM_FAIL(st, "bounded advance handed out tick %llu after tick %llu",
+				       (unsigned long long)first,
+				       (unsigned long long)last);
+		last = top > last ? top : last;
+		list_splice_tail(&part, &out);
+		more = hwtimer_wc_next_expiry(st->wc, &next) &&
+		       next <= st->wc->now;
+		if (!list_empty(&st->wc->due) && !more)
 			return WM_FAIL(st, "work left on the due list but next expiry is not now");
+		if (!more)
+			break;
 		/* Cancel between two bounded calls; skip what was handed out. */
+		i = wm_rand(st) % st->nitems;
 		if (st->items[i].armed &&
 		    hwtimer_wc_entry_pending(&st->items[i].e) && wm_cancel(st, i))
 			return -1;
-		n += hwtimer_wc_advance_max(st->wc, t, &out, max);
 	}
 	return wm_check_fired(st, &out, n, t);
 }

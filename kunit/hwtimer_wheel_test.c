@@ -680,17 +680,57 @@ static void wheel_bounded_advance_hands_out_in_steps(struct kunit *test)
 	INIT_LIST_HEAD(&c->out);
 	n = hwtimer_wc_advance_max(&c->wc, 71 * TICK, &c->out, 5);
 	KUNIT_EXPECT_LE(test, n, 5ULL);
-	KUNIT_EXPECT_EQ(test, next_tick(test, c), 71ULL);
+	/* Work left: the next expiry is the current tick, not past 71. */
+	KUNIT_EXPECT_EQ(test, next_tick(test, c), c->wc.now);
+	KUNIT_EXPECT_LE(test, c->wc.now, 71ULL);
 	/* e[39] is due at tick 70 (39 % 3 == 0) and not handed out yet. */
 	if (!in_out(c, &c->e[39]))
 		KUNIT_EXPECT_TRUE(test, hwtimer_wc_cancel(&c->wc, &c->e[39]));
-	while (next_tick(test, c) == 71)
+	while (next_tick(test, c) <= c->wc.now)
 		n += hwtimer_wc_advance_max(&c->wc, 71 * TICK, &c->out, 5);
 	/* 27 entries are due at ticks 70 and 71; 13 wait for tick 72. */
 	KUNIT_EXPECT_EQ(test, n + !in_out(c, &c->e[39]), 27ULL);
 	KUNIT_EXPECT_EQ(test, c->wc.count, 13ULL);
 	KUNIT_EXPECT_TRUE(test, hwtimer_wc_next_expiry(&c->wc, &t));
 	KUNIT_EXPECT_EQ(test, t, 72ULL);
+}
+
+/*
+ * A late bounded advance over a higher slot armed latest first, two
+ * entries a tick: it hands out tick after tick, so the calls' outputs,
+ * each sorted, make one run in deadline order, and never splits a tick
+ * that fits in a call.
+ */
+static void wheel_late_bounded_advance_keeps_tick_order(struct kunit *test)
+{
+	struct wheel_ctx *c = test->priv;
+	u64 n = 0, last = 0, t, tick;
+	struct hwtimer_wc_entry *e;
+	int i, calls = 0;
+	bool first;
+
+	for (i = 0; i < NENT; i++)
+		hwtimer_wc_arm(&c->wc, &c->e[i], (127 - i / 2) * TICK);
+	KUNIT_EXPECT_EQ(test, level_of(&c->e[0]), 1U);
+	do {
+		INIT_LIST_HEAD(&c->out);
+		n += hwtimer_wc_advance_max(&c->wc, 200 * TICK, &c->out, 8);
+		calls++;
+		first = true;
+		list_for_each_entry(e, &c->out, node) {
+			tick = tick_of(c, e);
+			if (first && last)
+				KUNIT_EXPECT_GT(test, tick, last);
+			else
+				KUNIT_EXPECT_GE(test, tick, last);
+			last = tick;
+			first = false;
+		}
+	} while (hwtimer_wc_next_expiry(&c->wc, &t) && t <= c->wc.now);
+	KUNIT_EXPECT_EQ(test, n, (u64)NENT);
+	KUNIT_EXPECT_EQ(test, c->wc.count, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->wc.now, 200ULL);
+	KUNIT_EXPECT_GE(test, calls, NENT / 8);
 }
 
 /* --- drain and counts --- */
@@ -799,6 +839,7 @@ static struct kunit_case hwtimer_wheel_cases[] = {
 	KUNIT_CASE(wheel_long_jump_keeps_later_entries),
 	KUNIT_CASE(wheel_idle_jump_is_cheap),
 	KUNIT_CASE(wheel_bounded_advance_hands_out_in_steps),
+	KUNIT_CASE(wheel_late_bounded_advance_keeps_tick_order),
 	KUNIT_CASE(wheel_drain_returns_every_entry),
 	KUNIT_CASE(wheel_count_tracks_arm_cancel_fire),
 	KUNIT_CASE(wheel_matches_model_short),
