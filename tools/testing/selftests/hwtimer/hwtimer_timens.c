@@ -194,6 +194,10 @@ FIXTURE_VARIANT_ADD(ns, behind) {
 	.behind = true,
 };
 
+/*
+ * A setup that skips leaves fd at -1, and each test returns at once:
+ * 6.1's harness runs the body of a test whose setup skipped.
+ */
 FIXTURE_SETUP(ns)
 {
 	const char *why;
@@ -299,6 +303,8 @@ static void abs_and_rel(struct __test_metadata *_metadata, int fd,
 /* The handshake says times are on the namespace's clocks. */
 TEST_F(ns, feature)
 {
+	if (self->fd < 0)
+		return;
 	EXPECT_NE(0, (int)!!(self->features & HWTIMER_FEATURE_TIMENS))
 		TH_LOG("features %#llx: no HWTIMER_FEATURE_TIMENS",
 		       self->features);
@@ -306,11 +312,15 @@ TEST_F(ns, feature)
 
 TEST_F(ns, monotonic)
 {
+	if (self->fd < 0)
+		return;
 	abs_and_rel(_metadata, self->fd, CLOCK_MONOTONIC, self->tick);
 }
 
 TEST_F(ns, boottime)
 {
+	if (self->fd < 0)
+		return;
 	abs_and_rel(_metadata, self->fd, CLOCK_BOOTTIME, self->tick);
 }
 
@@ -323,6 +333,8 @@ TEST_F(ns, long_past)
 	struct hwtimer_event ev;
 	__u64 at;
 
+	if (self->fd < 0)
+		return;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC, 1, 0, HWTIMER_ARM_ABS, 5,
 			 NULL));
 	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
@@ -340,6 +352,8 @@ TEST_F(ns, modify_abs)
 	struct hwtimer_event ev;
 	__u64 at, dl;
 
+	if (self->fd < 0)
+		return;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC,
 			 now_ns(CLOCK_MONOTONIC) + 100000 * MS, 0,
 			 HWTIMER_ARM_ABS, 7, &m.id));
@@ -366,6 +380,8 @@ TEST_F(ns, batch)
 	clockid_t c;
 	int i;
 
+	if (self->fd < 0)
+		return;
 	for (i = 0; i < 2; i++) {
 		c = i ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
 		dl[i] = now_ns(c) + AHEAD_NS + i * 20 * MS;
@@ -409,6 +425,8 @@ TEST_F(ns, periodic)
 	__u64 at, dl, id;
 	int i;
 
+	if (self->fd < 0)
+		return;
 	dl = now_ns(CLOCK_BOOTTIME) + period;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_BOOTTIME, dl, period,
 			 HWTIMER_ARM_ABS, 3, &id));
