@@ -2,7 +2,8 @@
 /*
  * hwtimer_timens - /dev/hwtimer inside a time namespace: absolute
  * deadlines are read on the namespace's clocks and every time handed out
- * is on them, through ARM, MODIFY, BATCH and read(), for a context opened
+ * is on them, through ARM, MODIFY, BATCH, read() and the timer rings, for
+ * a context opened
  * in the namespace; a context opened before keeps the clocks it was
  * opened on.
  *
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -449,6 +451,87 @@ TEST_F(ns, periodic)
 		TH_LOG("deadline %llu ns before the read",
 		       at - ev.deadline_ns);
 	check_record(_metadata, &ev, at, ev.deadline_ns, CLOCK_BOOTTIME);
+}
+
+/* Queue @e on the submission ring at @m (setup @s). */
+static void sq_push(const struct hwtimer_ring_setup *s, char *m,
+		    const struct hwtimer_sqe *e)
+{
+	__u32 *tail = (__u32 *)(m + s->sq_tail);
+	struct hwtimer_sqe *sqes = (struct hwtimer_sqe *)(m + s->sqes);
+
+	sqes[*tail & (s->sq_entries - 1)] = *e;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The rings: an absolute ARM entry and one moved by a MODIFY entry, both
+ * on this clock, served at their deadlines; their completions say so on
+ * this clock. The kernel applies the entries, with no caller's clock.
+ */
+TEST_F(ns, ring)
+{
+	struct hwtimer_ring_setup s = {
+		.sq_entries = 8,
+		.cq_entries = 8,
+		.slots = 2,
+		.clock = CLOCK_MONOTONIC,
+	};
+	struct hwtimer_ring_enter enter = {};
+	struct hwtimer_sqe e = { .op = HWTIMER_SQE_ARM };
+	struct pollfd p = { .events = POLLIN };
+	struct hwtimer_event ev;
+	__u32 *cq_head, *cq_tail, head;
+	__u64 dl[2], at;
+	char *m;
+	int got = 0;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_RING_SETUP, &s))
+		TH_LOG("RING_SETUP: %s", strerror(errno));
+	m = mmap(NULL, s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	cq_head = (__u32 *)(m + s.cq_head);
+	cq_tail = (__u32 *)(m + s.cq_tail);
+	/* Slot 1 far away, then moved to a near absolute time. */
+	dl[0] = now_ns(CLOCK_MONOTONIC) + AHEAD_NS;
+	dl[1] = dl[0] + 20 * MS;
+	e.deadline_ns = dl[0];
+	e.cookie = 10;
+	sq_push(&s, m, &e);
+	e.slot = 1;
+	e.deadline_ns = dl[1] + 100000 * MS;
+	e.cookie = 11;
+	sq_push(&s, m, &e);
+	e.op = HWTIMER_SQE_MODIFY;
+	e.deadline_ns = dl[1];
+	e.cookie = 12;
+	sq_push(&s, m, &e);
+	ASSERT_LE(0, ioctl(self->fd, HWTIMER_IOC_ENTER, &enter))
+		TH_LOG("ENTER: %s", strerror(errno));
+	p.fd = self->fd;
+	while (got < 2) {
+		head = *cq_head;
+		if (head == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE)) {
+			ASSERT_EQ(1, poll(&p, 1, WAIT_MS))
+				TH_LOG("completion %d of 2 not in %d ms",
+				       got + 1, WAIT_MS);
+			continue;
+		}
+		ev = ((struct hwtimer_event *)(m + s.cqes))
+			[head & (s.cq_entries - 1)];
+		at = now_ns(CLOCK_MONOTONIC);
+		__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
+		ASSERT_TRUE(ev.cookie == 10 || ev.cookie == 11)
+			TH_LOG("completion: cookie %llu, res %lld",
+			       ev.cookie, (long long)ev.res);
+		check_record(_metadata, &ev, at, dl[ev.cookie - 10],
+			     CLOCK_MONOTONIC);
+		got++;
+	}
+	munmap(m, s.map_size);
 }
 
 /*
