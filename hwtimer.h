@@ -67,13 +67,14 @@ enum hwtimer_cancel_result {
  * struct hwtimer_wheel_params - parameters of a private wheel
  * @name: name under /sys/kernel/debug/hwtimer/ (copied; unique per wheel)
  * @tick_ns: tick length; 0 means %HWTIMER_TICK_DEFAULT_NS
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 means CLOCK_MONOTONIC
+ * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME; 0 means CLOCK_MONOTONIC, or
+ *	CLOCK_REALTIME with %HWTIMER_WHEEL_REALTIME
  * @workers: callback workers of each base; 0 means 2
  * @max_pending: most timeouts pending at once, 0 for unlimited; a
  *	periodic timeout holds its place from its arm until it is cancelled
  *	or its wheel stops, its callback runs included, so the worker's
  *	re-arm never exceeds the cap
- * @flags: 0 or %HWTIMER_WHEEL_PERCPU
+ * @flags: 0, or %HWTIMER_WHEEL_PERCPU and %HWTIMER_WHEEL_REALTIME
  */
 struct hwtimer_wheel_params {
 	const char *name;
@@ -93,6 +94,23 @@ struct hwtimer_wheel_params {
  * deadline order; with it, that order holds only among timeouts of one base.
  */
 #define HWTIMER_WHEEL_PERCPU	0x1U
+
+/*
+ * hwtimer_wheel_create() flag: the wheel runs on CLOCK_REALTIME (@clock
+ * must be 0, which would otherwise mean CLOCK_MONOTONIC). Its deadlines are
+ * wall-clock times and follow every setting of the clock, as an hrtimer's
+ * on CLOCK_REALTIME do: set forward past a deadline, the timeout is served
+ * at once; set back, no timeout is served before the clock reaches its
+ * deadline again. A relative arm counts from the wall clock's time of the
+ * arm and then follows the clock too; arm relative timeouts on a
+ * CLOCK_MONOTONIC wheel to have them keep their length. A periodic
+ * timeout's deadlines are its first plus whole periods on the wall clock:
+ * the next one is after both its last deadline and the clock's time when
+ * its callback returns, as hrtimer_forward() has it. A clock set back costs the next expiry
+ * of each base one move of every slot (at most 704 list splices under its
+ * lock); the entries are then looked at in the usual bounded batches.
+ */
+#define HWTIMER_WHEEL_REALTIME	0x2U
 
 /**
  * struct hwtimer_timeout - a timeout, embedded in the caller's object

@@ -241,7 +241,7 @@ struct hwtimer_base {
  *	base_affine()); set once they all run, cleared before they stop,
  *	under hwtimer_wheels_lock
  * @dir: debugfs directory
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
  * @tick_ns: tick length
  * @flags: the &struct hwtimer_wheel_params flags it was created with
  * @nworkers: workers of each base
@@ -371,6 +371,8 @@ static u64 wheel_now(const struct hwtimer_wheel *w)
 {
 	if (w->clock == CLOCK_BOOTTIME)
 		return ktime_get_boottime_ns();
+	if (w->clock == CLOCK_REALTIME)
+		return ktime_get_real_ns();
 	return ktime_get_ns();
 }
 
@@ -1352,7 +1354,8 @@ static struct hwtimer_worker *worker_to_wake(struct hwtimer_base *b, u64 now,
 	for (wk = b->workers; wk < end; wk++) {
 		if (!wk->cur)
 			return wk;
-		if (now < wk->run_start + tick) {
+		/* A clock set back makes the run look old: look past it. */
+		if (now >= wk->run_start && now < wk->run_start + tick) {
 			if (wk + 1 < end)
 				*back = wk->run_start + tick;
 			return NULL;
@@ -1424,7 +1427,11 @@ static bool in_deadline_order(const struct list_head *list)
 
 /*
  * Advance the wheel to now by up to HWTIMER_ADVANCE_BATCH entries and make
- * what is due ready in deadline order. The wheel hands out tick after
+ * what is due ready in deadline order. On CLOCK_REALTIME, a clock set back
+ * before the wheel's current tick first moves the wheel back to it
+ * (hwtimer_wc_rewind(): at most HWTIMER_WC_SLOTS list splices), whose
+ * entries the advances then cascade in the same bounded batches; a clock
+ * set forward is a late advance like any other. The wheel hands out tick after
  * tick however late this is, a tick of fewer entries than a batch in one
  * batch, and one tick's entries in arming order, so the batch is sorted:
  * O(batch log batch), under b->lock. While work is left, @b stays kicked
@@ -1436,13 +1443,15 @@ static bool in_deadline_order(const struct list_head *list)
 static void collect_locked(struct hwtimer_base *b)
 {
 	LIST_HEAD(due);
-	u64 n, tick;
+	u64 n, tick, now;
 
 	lockdep_assert_held(&b->lock);
 	WRITE_ONCE(b->kicked, false);
 	b->hrt_next = U64_MAX;
-	n = hwtimer_wc_advance_max(&b->wc, wheel_now(b->w), &due,
-				   HWTIMER_ADVANCE_BATCH);
+	now = wheel_now(b->w);
+	if (b->w->clock == CLOCK_REALTIME && hwtimer_wc_rewind(&b->wc, now))
+		trace_hwtimer_wheel_rewind(b->w->name, now);
+	n = hwtimer_wc_advance_max(&b->wc, now, &due, HWTIMER_ADVANCE_BATCH);
 	if (n > 1 && !in_deadline_order(&due))
 		list_sort(NULL, &due, cmp_deadline);
 	list_splice_tail(&due, &b->ready);
@@ -1694,7 +1703,8 @@ static int params_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "name %s\ntick_ns %llu\nclock %s\nworkers %u\nmax_pending %llu\nbases %u\n",
 		   w->name, w->tick_ns,
-		   w->clock == CLOCK_BOOTTIME ? "boottime" : "monotonic",
+		   w->clock == CLOCK_BOOTTIME ? "boottime" :
+		   w->clock == CLOCK_REALTIME ? "realtime" : "monotonic",
 		   w->nworkers, w->max_pending, w->nbases);
 	return 0;
 }
@@ -1717,7 +1727,9 @@ static int check_params(const struct hwtimer_wheel_params *p)
 		return -EINVAL;
 	if (p->workers > HWTIMER_WORKERS_MAX)
 		return -EINVAL;
-	if (p->flags & ~HWTIMER_WHEEL_PERCPU)
+	if (p->flags & ~(HWTIMER_WHEEL_PERCPU | HWTIMER_WHEEL_REALTIME))
+		return -EINVAL;
+	if ((p->flags & HWTIMER_WHEEL_REALTIME) && p->clock)
 		return -EINVAL;
 	return 0;
 }
@@ -2024,7 +2036,8 @@ struct hwtimer_wheel *__hwtimer_wheel_create(const struct hwtimer_wheel_params *
 	strscpy(w->name, p->name, sizeof(w->name));
 	lockdep_register_key(&w->key);
 	lockdep_init_map(&w->map, w->name, &w->key, 0);
-	w->clock = p->clock ?: CLOCK_MONOTONIC;
+	w->clock = p->flags & HWTIMER_WHEEL_REALTIME ? CLOCK_REALTIME :
+		   p->clock ?: CLOCK_MONOTONIC;
 	w->tick_ns = p->tick_ns ?: HWTIMER_TICK_DEFAULT_NS;
 	w->max_pending = p->max_pending;
 	w->flags = p->flags;
@@ -2282,7 +2295,8 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_get_stats);
  * @w: the wheel
  *
  * Context: any.
- * Return: ns on CLOCK_MONOTONIC or CLOCK_BOOTTIME, as for %HWTIMER_ARM_ABS.
+ * Return: ns on CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME, as for
+ * %HWTIMER_ARM_ABS.
  */
 u64 hwtimer_wheel_now(struct hwtimer_wheel *w)
 {
@@ -2308,7 +2322,8 @@ EXPORT_SYMBOL_GPL(hwtimer_wheel_tick_ns);
  * @w: the wheel
  *
  * Context: any.
- * Return: CLOCK_MONOTONIC or CLOCK_BOOTTIME.
+ * Return: CLOCK_MONOTONIC, CLOCK_BOOTTIME, or CLOCK_REALTIME for a wheel
+ * made with %HWTIMER_WHEEL_REALTIME.
  */
 clockid_t hwtimer_wheel_clock(struct hwtimer_wheel *w)
 {

@@ -76,6 +76,20 @@ TRACE_EVENT(hwtimer_timeout_cancel,
 				       { HWTIMER_RUNNING, "running" }))
 );
 
+/*
+ * A CLOCK_REALTIME wheel's base found its clock set back before its current
+ * tick and moved the wheel back to @now (hwtimer_wc_rewind()).
+ */
+TRACE_EVENT(hwtimer_wheel_rewind,
+	    TP_PROTO(const char *wheel, u64 now),
+	    TP_ARGS(wheel, now),
+	    TP_STRUCT__entry(__string(wheel, wheel)
+			     __field(u64, now)),
+	    TP_fast_assign(hwt_assign_str(wheel, wheel);
+			   __entry->now = now;),
+	    TP_printk("wheel=%s now=%llu", __get_str(wheel), __entry->now)
+);
+
 #endif /* _HWTIMER_TRACE_H */
 
 /* Out of tree: the including directory is on the include path (Kbuild). */

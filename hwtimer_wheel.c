@@ -717,6 +717,40 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
 
 /**
+ * hwtimer_wc_rewind() - move the wheel back to an earlier time
+ * @wc: the wheel
+ * @now_ns: current time in ns, on a clock that was set back (CLOCK_REALTIME)
+ *
+ * When @now_ns is before the start of the wheel's current tick, that tick
+ * becomes @now_ns's, and every slot's list is moved whole onto the due
+ * list: its entries were placed relative to the later tick. O(occupied
+ * slots), at most HWTIMER_WC_SLOTS list splices, and no entry looked at.
+ * The advances after it cascade those entries to their places or hand out
+ * the ones whose tick has come, one by one, bounded per call as ever by
+ * hwtimer_wc_advance_max(); until they are done, hwtimer_wc_next_expiry()
+ * reports the current tick. No entry is handed out before @now_ns's tick
+ * reaches its deadline. A time within the current tick or after it
+ * changes nothing.
+ *
+ * Context: caller serialises all calls on @wc.
+ * Return: true when the wheel moved back.
+ */
+bool hwtimer_wc_rewind(struct hwtimer_wc *wc, u64 now_ns)
+{
+	u64 now = div_u64(now_ns, wc->tick_ns);
+	unsigned int lvl;
+
+	if (now >= wc->now)
+		return false;
+	for (lvl = 0; lvl < HWTIMER_WC_LEVELS; lvl++)
+		collect_slots(wc, lvl, ~0ULL, &wc->due);
+	wc->now = now;
+	wc->goal = now;
+	return true;
+}
+EXPORT_SYMBOL_NS_GPL(hwtimer_wc_rewind, HWTIMER_WHEEL);
+
+/**
  * hwtimer_wc_next_expiry() - when the wheel next needs advancing
  * @wc: the wheel
  * @tick: out: a tick at or before the earliest deadline in the wheel; exact

@@ -82,6 +82,7 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 		       struct list_head *expired);
 u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 			   struct list_head *expired, u64 max);
+bool hwtimer_wc_rewind(struct hwtimer_wc *wc, u64 now_ns);
 u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick);
 bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick);
 u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list);

@@ -183,6 +183,11 @@ static struct kmem_cache *hwt_pcache;
  */
 static struct hwtimer_wheel *hwt_own_wheel;
 /*
+ * The wheel of absolute CLOCK_REALTIME deadlines (HWTIMER_WHEEL_REALTIME),
+ * with the default wheel's tick, workers and bases.
+ */
+static struct hwtimer_wheel *hwt_rt_wheel;
+/*
  * The wheels the rings' drains run on, by clock (index: is it
  * CLOCK_BOOTTIME): one base each, whose workers run on any CPU. A drain
  * then runs where the scheduler finds room, mostly not on the CPU of the
@@ -196,9 +201,23 @@ static struct hwtimer_wheel *clock_wheel(u32 clock)
 {
 	struct hwtimer_wheel *def = hwtimer_default_wheel();
 
+	if (clock == CLOCK_REALTIME)
+		return hwt_rt_wheel;
 	if (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
 		return NULL;
 	return hwtimer_wheel_clock(def) == clock ? def : hwt_own_wheel;
+}
+
+/*
+ * The clock an arm runs on: a relative arm on CLOCK_REALTIME runs on
+ * CLOCK_MONOTONIC, as timerfd's and POSIX timers' do, so that setting the
+ * wall clock leaves its length alone; its records say CLOCK_MONOTONIC.
+ */
+static u32 arm_clock(u32 clock, u32 flags)
+{
+	if (clock == CLOCK_REALTIME && !(flags & HWTIMER_ARM_ABS))
+		return CLOCK_MONOTONIC;
+	return clock;
 }
 
 /**
@@ -215,8 +234,8 @@ u64 hwtimer_cdev_max_pending(void)
  * hwtimer_cdev_wheel() - the wheel /dev/hwtimer runs timeouts of @clock on
  * @clock: a clock id
  *
- * Return: the wheel, or NULL for a clock other than CLOCK_MONOTONIC and
- * CLOCK_BOOTTIME.
+ * Return: the wheel, or NULL for a clock other than CLOCK_MONOTONIC,
+ * CLOCK_BOOTTIME and CLOCK_REALTIME.
  */
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock)
 {
@@ -620,10 +639,18 @@ static void tns_capture(struct hwt_ctx *ctx)
 #endif
 }
 
+/* The offset of @clock in @ctx's namespace: none for CLOCK_REALTIME. */
+static s64 tns_off(const struct hwt_ctx *ctx, u32 clock)
+{
+	if (clock == CLOCK_REALTIME)
+		return 0;
+	return ctx->tns_off[clock == CLOCK_BOOTTIME];
+}
+
 /**
  * hwtimer_cdev_host_time() - a time of @ctx's namespace, on the host's clock
  * @ctx: the context
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (no offset)
  * @t: an absolute time on @clock as the opener of @ctx reads it
  *
  * A time before the host's clock began is 0, long past; one past the end
@@ -633,7 +660,7 @@ static void tns_capture(struct hwt_ctx *ctx)
  */
 u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
 {
-	s64 off = ctx->tns_off[clock == CLOCK_BOOTTIME];
+	s64 off = tns_off(ctx, clock);
 	u64 host;
 
 	if (off >= 0)
@@ -644,7 +671,7 @@ u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
 /**
  * hwtimer_cdev_user_time() - a host time, on the clock of @ctx's namespace
  * @ctx: the context
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (no offset)
  * @t: an absolute time on the host's @clock, or 0 for none
  *
  * Return: @t as the opener of @ctx reads @clock (0 stays 0, and a time
@@ -652,7 +679,7 @@ u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
  */
 u64 hwtimer_cdev_user_time(const struct hwt_ctx *ctx, u32 clock, u64 t)
 {
-	s64 off = ctx->tns_off[clock == CLOCK_BOOTTIME];
+	s64 off = tns_off(ctx, clock);
 	u64 ns;
 
 	if (!t)
@@ -795,11 +822,15 @@ static struct hwtimer_wheel *arm_wheel_of(u32 clock, u32 flags, u64 period)
 	return w;
 }
 
-/* Check an arm request. Return: its wheel, or NULL when it is invalid. */
-static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
+/*
+ * Check an arm request and set its clock to the one it runs on (arm_clock()).
+ * Return: its wheel, or NULL when it is invalid.
+ */
+static struct hwtimer_wheel *arm_wheel(struct hwtimer_arm_req *req)
 {
 	if (!reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
 		return NULL;
+	req->clock = arm_clock(req->clock, req->flags);
 	return arm_wheel_of(req->clock, req->flags, req->period_ns);
 }
 
@@ -809,7 +840,8 @@ static struct hwtimer_wheel *arm_wheel(const struct hwtimer_arm_req *req)
  * @ht: the timer: new memory, or a spare; every field of it is set, field
  *	by field (a memset() of the whole becomes a string instruction), to
  *	0 but for @ht->t, @ht->ctx and @ht->clock
- * @clock: the clock it will run on (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
+ * @clock: the clock it will run on (CLOCK_MONOTONIC, CLOCK_BOOTTIME or
+ *	CLOCK_REALTIME)
  *
  * Context: any; @ht must not be armed.
  */
@@ -1294,7 +1326,8 @@ static void op_to_arm(const struct hwtimer_batch_op *op,
 }
 
 /*
- * Check batch op @op; for an ARM, set its wheel in @w.
+ * Check batch op @op; for an ARM, set its wheel in @w and its clock to the
+ * one it runs on (arm_clock()).
  * Return: 0 or the op's status.
  */
 static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
@@ -1304,6 +1337,7 @@ static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
 		return -EINVAL;
 	switch (op->op) {
 	case HWTIMER_OP_ARM:
+		op->clock = arm_clock(op->clock, op->flags);
 		*w = arm_wheel_of(op->clock, op->flags, op->period_ns);
 		return *w ? 0 : -EINVAL;
 	case HWTIMER_OP_CANCEL:
@@ -2229,7 +2263,7 @@ static struct miscdevice hwt_misc = {
 };
 
 /**
- * hwtimer_chardev_init() - create the other clock's wheel and /dev/hwtimer
+ * hwtimer_chardev_init() - create the other clocks' wheels and /dev/hwtimer
  *
  * Context: module init, after the default wheel exists.
  * Return: 0 or a negative errno.
@@ -2264,6 +2298,14 @@ int hwtimer_chardev_init(void)
 		ret = PTR_ERR(hwt_own_wheel);
 		goto err_destroy_cache;
 	}
+	p.name = "chardev-realtime";
+	p.clock = 0;
+	p.flags |= HWTIMER_WHEEL_REALTIME;
+	hwt_rt_wheel = hwtimer_wheel_create(&p);
+	if (IS_ERR(hwt_rt_wheel)) {
+		ret = PTR_ERR(hwt_rt_wheel);
+		goto err_destroy_own;
+	}
 	ret = drain_wheel_create(CLOCK_MONOTONIC);
 	if (!ret)
 		ret = drain_wheel_create(CLOCK_BOOTTIME);
@@ -2282,6 +2324,8 @@ int hwtimer_chardev_init(void)
 
 err_destroy_wheel:
 	drain_wheels_destroy();
+	hwtimer_wheel_destroy(hwt_rt_wheel);
+err_destroy_own:
 	hwtimer_wheel_destroy(hwt_own_wheel);
 err_destroy_cache:
 	kmem_cache_destroy(hwt_pcache);
@@ -2290,7 +2334,7 @@ err_destroy_cache:
 }
 
 /**
- * hwtimer_chardev_exit() - remove /dev/hwtimer and the other clock's wheel
+ * hwtimer_chardev_exit() - remove /dev/hwtimer and the other clocks' wheels
  *
  * Context: module exit; no context is open (each pins the module).
  */
@@ -2298,6 +2342,7 @@ void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
 	drain_wheels_destroy();
+	hwtimer_wheel_destroy(hwt_rt_wheel);
 	hwtimer_wheel_destroy(hwt_own_wheel);
 	kmem_cache_destroy(hwt_pcache);
 	kmem_cache_destroy(hwt_cache);

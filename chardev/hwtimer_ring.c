@@ -247,6 +247,9 @@ static int setup_check(const struct hwtimer_ring_setup *req)
 		return -EINVAL;
 	if (!req->slots || req->slots > hwtimer_cdev_max_pending())
 		return -EINVAL;
+	/* Rings take CLOCK_MONOTONIC and CLOCK_BOOTTIME deadlines only. */
+	if (req->clock == CLOCK_REALTIME)
+		return -EINVAL;
 	return hwtimer_cdev_wheel(req->clock) ? 0 : -EINVAL;
 }
 

@@ -13,7 +13,9 @@
  * RCU on a non-preemptible kernel).
  *
  * The model is a list of the armed entries sorted by nanosecond deadline and
- * a clock that only moves forward. An entry is due once the model's time,
+ * a clock that moves forward, but for a rewind (a clock set back, as
+ * CLOCK_REALTIME can be), after which nothing is due before its deadline
+ * again. An entry is due once the model's time,
  * rounded down to a whole tick, has reached its deadline: the wheel's rule,
  * stated without its tick arithmetic. The entries of a tick after the
  * current one are due at their own deadlines when that tick is in the
@@ -389,6 +391,33 @@ static inline int wm_advance(struct wm_state *st)
 	return wm_check_fired(st, &out, n, t);
 }
 
+/*
+ * Set the clock back by up to a random level's span, or to 0, as
+ * clock_settime() may set CLOCK_REALTIME back. Nothing is handed out; the
+ * wheel's next expiry becomes a lower bound (the current tick) until the
+ * advances after it have cascaded what it moved.
+ */
+static inline int wm_rewind(struct wm_state *st)
+{
+	u64 back = wm_rand(st) % 8 ?
+		wm_below(st, (u64)st->tick << (wm_rand(st) % 40)) : st->now;
+	u64 t = st->now - (back < st->now ? back : st->now);
+	u64 from = st->wc->now;
+	bool want = t / st->tick < from;
+
+	if (hwtimer_wc_rewind(st->wc, t) != want)
+		return WM_FAIL(st, "rewind to %llu from tick %llu said %d",
+			       (unsigned long long)t, (unsigned long long)from,
+			       !want);
+	if (want && st->wc->now != t / st->tick)
+		return WM_FAIL(st, "rewind to %llu left tick %llu",
+			       (unsigned long long)t,
+			       (unsigned long long)st->wc->now);
+	st->now = t;
+	st->cancelled = true;
+	return 0;
+}
+
 /* Drain the wheel and check it handed back exactly the armed set. */
 static inline int wm_drain(struct wm_state *st)
 {
@@ -431,6 +460,8 @@ static inline int wm_step(struct wm_state *st)
 		ret = st->items[i].armed ? wm_cancel(st, i) : wm_arm(st, i);
 	else if (r < 65)
 		ret = wm_cancel(st, i);
+	else if (r < 67)
+		ret = wm_rewind(st);
 	else
 		ret = wm_advance(st);
 	if (!ret && st->wc->count != st->nsorted)

@@ -26,6 +26,20 @@
  * before the host's clock began fires at once, and its record's
  * deadline_ns is 0 (%HWTIMER_FEATURE_TIMENS).
  *
+ * The clocks, as timerfd_create(2) has them: CLOCK_MONOTONIC does not count
+ * a suspend and is never set; CLOCK_BOOTTIME counts a suspend, so its
+ * timeouts due during one are served on resume; CLOCK_REALTIME
+ * (%HWTIMER_FEATURE_REALTIME) is the settable wall clock, which no time
+ * namespace offsets. An absolute CLOCK_REALTIME deadline follows every
+ * setting of the clock (clock_settime(), settimeofday(), an NTP step):
+ * set forward past the deadline, the timeout is served at once; set back,
+ * it is never served before the clock reaches its deadline again; periodic
+ * ones keep their first deadline plus whole periods on the wall clock. A
+ * relative arm on CLOCK_REALTIME runs on CLOCK_MONOTONIC, as a relative
+ * timerfd of CLOCK_REALTIME does: setting the clock leaves its length
+ * alone, and its records say CLOCK_MONOTONIC. The timer rings take
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME only.
+ *
  * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
  * and all contexts of one user together at most max_user_timeouts
  * (EDQUOT); both are module parameters under /sys/module/hwtimer/.
@@ -72,7 +86,13 @@
  * deadlines in, deadline_ns and fire_ns out. Without it, host time.
  */
 #define HWTIMER_FEATURE_TIMENS		(1ULL << 5)
-#define HWTIMER_FEATURES_ALL		((1ULL << 6) - 1)
+/*
+ * CLOCK_REALTIME in ARM and BATCH: an absolute deadline is a wall-clock
+ * time and follows every setting of the clock; a relative one runs on
+ * CLOCK_MONOTONIC (see "Clocks" above). Without it, EINVAL.
+ */
+#define HWTIMER_FEATURE_REALTIME	(1ULL << 6)
+#define HWTIMER_FEATURES_ALL		((1ULL << 7) - 1)
 
 /**
  * struct hwtimer_api - API handshake (like UFFDIO_API)
@@ -107,7 +127,8 @@ struct hwtimer_api {
  *	%HWTIMER_ARM_ABS; a past absolute deadline fires at once, and any
  *	value up to U64_MAX is honoured (no wrap)
  * @period_ns: in: 0 for a one-shot, else the period (at least one tick)
- * @clock: in: CLOCK_MONOTONIC or CLOCK_BOOTTIME (from <time.h>)
+ * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (from
+ *	<time.h>; see "Clocks" above)
  * @flags: in: 0 or %HWTIMER_ARM_ABS
  * @id: out: id of the new timeout, never 0. An id of one open context
  *	never matches in another (ENOENT); a stale id of the same context
@@ -256,7 +277,7 @@ struct hwtimer_eventfd_req {
 
 /**
  * struct hwtimer_stats_req - counters of the context and of one wheel
- * @clock: in: the wheel: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @clock: in: the wheel: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME
  * @flags: in: must be 0
  * @reserved: in: must be 0; out: 0
  * @ctx_pending: out: this context's timeouts waiting to fire
@@ -337,7 +358,8 @@ struct hwtimer_stats_req {
  * @res: in place of @overruns in an %HWTIMER_EVENT_SQE completion: a
  *	%HWTIMER_RESULT_* value, or a negative errno for an entry that was
  *	refused
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME: the clock the
+ *	timeout runs on
  * @flags: %HWTIMER_EVENT_LAST, %HWTIMER_EVENT_RING, %HWTIMER_EVENT_SQE,
  *	the op of an entry's completion (%HWTIMER_EVENT_OP_MASK), or 0
  *
