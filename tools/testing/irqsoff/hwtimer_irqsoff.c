@@ -23,6 +23,14 @@
  * 512 one-shots due in 0.1 - 4 s (wheel levels 1 and 2); then the wheel is
  * destroyed with everything still pending (stop dropping them).
  *
+ * Clock part (@clock_count > 0), on a CLOCK_REALTIME wheel: @clock_count
+ * one-shots armed 10 min - 1 day ahead on the wall clock; the clock set
+ * back an hour and one more timeout armed 100 ms ahead (before the
+ * wheel's tick: the base moves the wheel back and cascades everything, in
+ * bounded batches), which must run at its deadline, not before; then the
+ * clock set forward two days, past every deadline, so all of them run at
+ * once; last, the clock put back where it would have been.
+ *
  * Results go to the kernel log as "hwtimer_irqsoff: ..." lines, the last
  * one "hwtimer_irqsoff: result ok" or "result failed: ...". Loading
  * succeeds either way (but for want of memory for the array): busybox's
@@ -41,6 +49,8 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
 #include <linux/wait.h>
 
 #include "hwtimer.h"
@@ -57,6 +67,9 @@ MODULE_PARM_DESC(periodic, "periodic timeouts of the periodic part (default 1000
 static unsigned int churn_ms = 2000;
 module_param(churn_ms, uint, 0444);
 MODULE_PARM_DESC(churn_ms, "how long the periodic part arms and cancels (default 2000)");
+static unsigned int clock_count;
+module_param(clock_count, uint, 0444);
+MODULE_PARM_DESC(clock_count, "CLOCK_REALTIME one-shots pending when the clock is set back and forward (default 0: no clock part)");
 
 /* One-shots armed and cancelled at a time by the periodic part. */
 #define CHURN_BATCH	512
@@ -157,6 +170,97 @@ out_destroy:
 	return ret;
 }
 
+/* The wall-clock time of the rewind probe's deadline, and when it ran. */
+static u64 probe_deadline;
+static u64 probe_ran;
+
+static void probe_fn(struct hwtimer_timeout *t)
+{
+	WRITE_ONCE(probe_ran, ktime_get_real_ns());
+	wake_up(&fired_wq);
+}
+
+/* Set CLOCK_REALTIME to @ns. Return: 0 or do_settimeofday64()'s error. */
+static int set_real(u64 ns)
+{
+	struct timespec64 ts = ns_to_timespec64(ns);
+
+	return do_settimeofday64(&ts);
+}
+
+/*
+ * The clock part; @ts has room for clock_count + 1. The wall clock is put
+ * back to where it would be had it not been set, whatever happens.
+ */
+static int clock_part(struct hwtimer_timeout *ts)
+{
+	struct hwtimer_wheel_params p = {
+		.name = "irqsoff-realtime",
+		.flags = HWTIMER_WHEEL_REALTIME,
+	};
+	u64 real0 = ktime_get_real_ns(), mono0 = ktime_get_ns();
+	struct hwtimer_timeout *probe = ts + clock_count;
+	struct hwtimer_wheel *w;
+	ktime_t t0;
+	int ret;
+
+	w = hwtimer_wheel_create(&p);
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	atomic_set(&fired, 0);
+	t0 = ktime_get();
+	ret = arm_range(w, ts, clock_count,
+			hwtimer_wheel_now(w) + 600 * NSEC_PER_SEC,
+			86400ULL * NSEC_PER_SEC);
+	if (ret)
+		goto out;
+	pr_info("clock: armed %u realtime one-shots in %u ms\n", clock_count,
+		ms_since(t0));
+	/* The wheel has been at this time: make it move back. */
+	hwtimer_timeout_init(probe, probe_fn, 0);
+	ret = hwtimer_arm(w, probe, 0, 0, 0);
+	if (!ret)
+		wait_event_timeout(fired_wq, READ_ONCE(probe_ran), 10 * HZ);
+	WRITE_ONCE(probe_ran, 0);
+	ret = ret ?: set_real(ktime_get_real_ns() - 3600 * NSEC_PER_SEC);
+	if (ret)
+		goto out;
+	t0 = ktime_get();
+	probe_deadline = ktime_get_real_ns() + 100 * NSEC_PER_MSEC;
+	ret = hwtimer_arm(w, probe, probe_deadline, 0, HWTIMER_ARM_ABS);
+	if (ret)
+		goto out;
+	wait_event_timeout(fired_wq, READ_ONCE(probe_ran), 60 * HZ);
+	pr_info("clock: set back 1 h; a timeout 100 ms ahead ran %lld us after its deadline, %u ms after the arm\n",
+		READ_ONCE(probe_ran) ? (s64)(READ_ONCE(probe_ran) -
+					     probe_deadline) / 1000 : -1LL,
+		ms_since(t0));
+	if (!READ_ONCE(probe_ran) || READ_ONCE(probe_ran) < probe_deadline) {
+		pr_info("result failed: the timeout armed after the clock was set back ran early or never\n");
+		ret = -EIO;
+		goto out;
+	}
+	t0 = ktime_get();
+	ret = set_real(ktime_get_real_ns() + 2 * 86400ULL * NSEC_PER_SEC);
+	if (ret)
+		goto out;
+	wait_event_timeout(fired_wq, atomic_read(&fired) >= clock_count,
+			   180 * HZ);
+	pr_info("clock: set forward 2 days; %d of %u ran, the last %u ms after\n",
+		atomic_read(&fired), clock_count, ms_since(t0));
+	if (atomic_read(&fired) != clock_count) {
+		pr_info("result failed: %d of %u ran after the clock passed them\n",
+			atomic_read(&fired), clock_count);
+		ret = -EIO;
+	}
+out:
+	set_real(real0 + (ktime_get_ns() - mono0));
+	hwtimer_wheel_destroy(w);
+	if (ret && ret != -EIO)
+		pr_info("result failed: clock part: %d\n", ret);
+	return ret;
+}
+
 /* Arm and cancel batches of one-shots on @w for churn_ms. */
 static void churn(struct hwtimer_wheel *w, struct hwtimer_timeout *ts,
 		  u64 *arms, u64 *cancels)
@@ -220,7 +324,8 @@ out_destroy:
 
 static int __init irqsoff_init(void)
 {
-	size_t n = max_t(size_t, count, (size_t)periodic + CHURN_BATCH);
+	size_t n = max3((size_t)count, (size_t)periodic + CHURN_BATCH,
+			(size_t)clock_count + 1);
 	struct hwtimer_timeout *ts;
 	int ret = 0;
 
@@ -235,6 +340,8 @@ static int __init irqsoff_init(void)
 		ret = oneshot_part(ts);
 	if (!ret && periodic)
 		ret = periodic_part(ts);
+	if (!ret && clock_count)
+		ret = clock_part(ts);
 	kvfree(ts);
 	if (!ret)
 		pr_info("result ok\n");

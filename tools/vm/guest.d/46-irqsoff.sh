@@ -11,6 +11,10 @@
 #             instant; then stop with the rest pending, and destroy
 #   big       the same with IRQSOFF_BIG (ten times as many)
 #   periodic  1,000 periodic timeouts and arm/cancel churn, then destroy
+#   clock     IRQSOFF_BIG CLOCK_REALTIME one-shots pending while the wall
+#             clock is set back an hour (one timeout armed in the hour
+#             the wheel must move back over, which must not run early)
+#             and then forward two days, past all of them
 #
 # Each prints "# irqsoff NAME: MAX us, start -> end in TASK, WHERE" (WHERE
 # is "hwtimer" when the task or stack is hwtimer's) and the stack it ended
@@ -48,6 +52,10 @@
 #         timeouts, not ten times the section
 #   ok 5  the periodic part's worst section is below IRQSOFF_FACTOR times
 #         base's plus IRQSOFF_SLACK_US
+#   ok 6  clock's worst section is below IRQSOFF_GROWTH times the larger
+#         of small's and base's, plus IRQSOFF_SLACK_US: moving the wheel
+#         back and the burst after the clock passed every deadline
+#         look at a bounded number of timeouts per hold, not all of them
 #
 # Retry: if a check fails, base and the cases that check compares are
 # measured once more (one round for all failed checks), and the check
@@ -72,7 +80,7 @@ if ! grep -qw irqsoff "$T/available_tracers" 2>/dev/null; then
 	echo "1..0 # SKIP no irqsoff tracer (CONFIG_IRQSOFF_TRACER)"
 	exit 0
 fi
-echo "1..5"
+echo "1..6"
 # Quiet console while the tracer runs; the level the others expect after.
 con_level=$(cut -f1 /proc/sys/kernel/printk)
 trap 'dmesg -n "$con_level"' EXIT
@@ -117,7 +125,8 @@ run() {
 	echo "IRQSOFF,$name,$lat,$from,$to,$where"
 }
 
-# measure CASE...: load base, then each CASE; sets base, small, big, per.
+# measure CASE...: load base, then each CASE; sets base, small, big, per,
+# clk.
 measure() {
 	run base count=0 due=0 periodic=0
 	base=$lat
@@ -136,6 +145,11 @@ measure() {
 		per)
 			run periodic count=0 due=0 periodic=1000 churn_ms=2000
 			per=$lat
+			;;
+		clock)
+			run clock count=0 due=0 periodic=0 \
+				clock_count="$IRQSOFF_BIG"
+			clk=$lat
 			;;
 		esac
 	done
@@ -157,6 +171,15 @@ growth() {
 	[ "$big" -lt $((IRQSOFF_GROWTH * ref + IRQSOFF_SLACK_US)) ]
 }
 
+# vs_small CASE LAT: whether LAT is below IRQSOFF_GROWTH times the larger
+# of small and base, plus IRQSOFF_SLACK_US; sets w.
+vs_small() {
+	ref=$small
+	[ "$base" -gt "$ref" ] && ref=$base
+	w="$1 $2 us < $IRQSOFF_GROWTH x $ref + $IRQSOFF_SLACK_US us (small $small, base $base)"
+	[ "$2" -lt $((IRQSOFF_GROWTH * ref + IRQSOFF_SLACK_US)) ]
+}
+
 # tap N OK DESCRIPTION
 tap() {
 	if [ "$2" = 1 ]; then
@@ -166,8 +189,8 @@ tap() {
 	fi
 }
 
-measure small big per
-ok2=1 ok3=1 ok4=1 ok5=1
+measure small big per clock
+ok2=1 ok3=1 ok4=1 ok5=1 ok6=1
 vs_base small "$small" || ok2=0
 w2=$w
 vs_base big "$big" || ok3=0
@@ -176,11 +199,14 @@ growth || ok4=0
 w4=$w
 vs_base periodic "$per" || ok5=0
 w5=$w
+vs_small clock "$clk" || ok6=0
+w6=$w
 # One more round for the failed checks, with a fresh base.
 again=''
-[ "$ok2$ok4" != 11 ] && again="$again small"
+[ "$ok2$ok4$ok6" != 111 ] && again="$again small"
 [ "$ok3$ok4" != 11 ] && again="$again big"
 [ "$ok5" != 1 ] && again="$again per"
+[ "$ok6" != 1 ] && again="$again clock"
 if [ -n "$again" ]; then
 	echo "# failed once; measuring base and$again again"
 	# shellcheck disable=SC2086 # a list of words
@@ -201,6 +227,10 @@ if [ -n "$again" ]; then
 		vs_base periodic "$per" && ok5=1
 		w5="$w5; again $w"
 	fi
+	if [ "$ok6" = 0 ]; then
+		vs_small clock "$clk" && ok6=1
+		w6="$w6; again $w"
+	fi
 fi
 echo nop >"$T/current_tracer"
 echo local >"$T/trace_clock"
@@ -210,4 +240,5 @@ tap 2 "$ok2" "$IRQSOFF_SMALL pending, longest irqs-off section: $w2"
 tap 3 "$ok3" "$IRQSOFF_BIG pending, longest irqs-off section: $w3"
 tap 4 "$ok4" "10x the pending timeouts, not 10x the section: $w4"
 tap 5 "$ok5" "periodic and churn, longest irqs-off section: $w5"
+tap 6 "$ok6" "$IRQSOFF_BIG realtime pending, clock set back and forward, longest irqs-off section: $w6"
 exit 0

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwtimer_realtime - /dev/hwtimer on CLOCK_REALTIME, as timerfd_create(2)
+ * has it: an absolute deadline is a wall-clock time and follows every
+ * setting of the clock; a relative one runs on CLOCK_MONOTONIC.
+ *
+ * Without CAP_SYS_TIME (as nobody): the handshake's feature bit, absolute
+ * ARM, BATCH and MODIFY on the wall clock, a periodic one's deadlines, a
+ * relative arm's records on CLOCK_MONOTONIC, and the rings refusing the
+ * clock. As root, the clock is also set (clock_settime()):
+ *
+ *   forward   past a deadline a minute away: the timeout is served at
+ *             once, its record's deadline as armed and fire_ns after it
+ *   back      two seconds back with a deadline 300 ms away: nothing within
+ *             a second, then the record, served at or after its deadline
+ *   rewind    the wheel has served a timeout at the current time; the
+ *             clock set back two seconds; a timeout armed 500 ms ahead,
+ *             before the time the wheel was at, must not be served early
+ *   relative  a relative arm of 300 ms, the clock set back a minute:
+ *             served after 300 ms on CLOCK_MONOTONIC all the same
+ *
+ * Each test that sets the clock puts it back in its teardown, to where it
+ * would be had it not been set (CLOCK_MONOTONIC's progress since).
+ *
+ * Timing rules. "Never early" is exact: fire_ns is the wall clock when
+ * the wheel served the timeout, and no record may come before the clock
+ * reaches its deadline. Lateness is bounded only by WAIT_MS, whose
+ * failures are a minute (forward) or seconds (back) off: what a wrong
+ * wheel would do, far beyond what a loaded, emulated host stalls.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/hwtimer.h>
+
+#include "kselftest_harness.h"
+
+#define DEV		"/dev/hwtimer"
+#define MS		1000000ULL
+#define SEC		1000000000ULL
+/* How long a record may take to come once it is due. */
+#define WAIT_MS		5000
+
+static __u64 now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (__u64)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static int set_real(__u64 ns)
+{
+	struct timespec ts = { .tv_sec = ns / SEC, .tv_nsec = ns % SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+static int arm(int fd, clockid_t c, __u64 deadline, __u64 period,
+	       __u32 flags, __u64 cookie, __u64 *id)
+{
+	struct hwtimer_arm_req r = {
+		.cookie = cookie,
+		.deadline_ns = deadline,
+		.period_ns = period,
+		.clock = c,
+		.flags = flags,
+	};
+
+	if (ioctl(fd, HWTIMER_IOC_ARM, &r))
+		return -errno;
+	if (id)
+		*id = r.id;
+	return 0;
+}
+
+/*
+ * Wait up to @ms for one record; @at: CLOCK_REALTIME after it came.
+ * Return: 0, -ETIMEDOUT, or -EIO.
+ */
+static int next_event(int fd, struct hwtimer_event *ev, int ms, __u64 *at)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	n = read(fd, ev, sizeof(*ev));
+	*at = now_ns(CLOCK_REALTIME);
+	return n == sizeof(*ev) ? 0 : -EIO;
+}
+
+FIXTURE(rt) {
+	int fd;
+	__u64 tick;
+	__u64 features;
+	/* The clock before a test set it, and CLOCK_MONOTONIC then. */
+	__u64 real0;
+	__u64 mono0;
+	bool set;
+};
+
+/*
+ * A setup that skips leaves fd at -1, and each test returns at once:
+ * 6.1's harness runs the body of a test whose setup skipped.
+ */
+FIXTURE_SETUP(rt)
+{
+	struct hwtimer_api api = { .api = HWTIMER_API };
+	cpu_set_t one;
+
+	self->fd = -1;
+	self->set = false;
+	if (access(DEV, F_OK))
+		SKIP(return, "no " DEV);
+	/* One CPU: the timeouts of a test share a base of the wheel. */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd) TH_LOG(DEV ": %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_API, &api));
+	self->tick = api.tick_ns;
+	self->features = api.features;
+}
+
+FIXTURE_TEARDOWN(rt)
+{
+	if (self->set)
+		set_real(self->real0 + now_ns(CLOCK_MONOTONIC) - self->mono0);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/*
+ * Set the clock by @delta_ns; teardown puts it back. Return: false when
+ * this process may not (the test then skips).
+ */
+static bool step(struct __test_metadata *_metadata,
+		 FIXTURE_DATA(rt) *self, long long delta_ns)
+{
+	if (!self->set) {
+		self->real0 = now_ns(CLOCK_REALTIME);
+		self->mono0 = now_ns(CLOCK_MONOTONIC);
+	}
+	if (set_real(now_ns(CLOCK_REALTIME) + delta_ns))
+		return false;
+	self->set = true;
+	return true;
+}
+
+/* A record of an absolute wall-clock deadline @dl, read at @at. */
+static void check_record(struct __test_metadata *_metadata,
+			 const struct hwtimer_event *ev, __u64 at, __u64 dl)
+{
+	EXPECT_EQ(dl, ev->deadline_ns);
+	EXPECT_EQ((__u32)CLOCK_REALTIME, ev->clock);
+	EXPECT_LE(dl, ev->fire_ns)
+		TH_LOG("served %lld ns before its deadline",
+		       (long long)(dl - ev->fire_ns));
+	EXPECT_LE(ev->fire_ns, at);
+}
+
+TEST_F(rt, feature)
+{
+	if (self->fd < 0)
+		return;
+	EXPECT_NE(0, (int)!!(self->features & HWTIMER_FEATURE_REALTIME))
+		TH_LOG("features %#llx", self->features);
+}
+
+/* An absolute wall-clock deadline, the clock left alone. */
+TEST_F(rt, absolute)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 100 * MS;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 1,
+			 NULL));
+	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	EXPECT_EQ(1ULL, ev.cookie);
+	check_record(_metadata, &ev, at, dl);
+}
+
+/* BATCH: an absolute REALTIME ARM, then a MODIFY to a nearer time. */
+TEST_F(rt, batch_modify)
+{
+	struct hwtimer_batch_op op = {
+		.op = HWTIMER_OP_ARM,
+		.flags = HWTIMER_ARM_ABS,
+		.cookie = 2,
+		.clock = CLOCK_REALTIME,
+	};
+	struct hwtimer_batch b = { .ops = (uintptr_t)&op, .count = 1 };
+	struct hwtimer_modify_req m = { .flags = HWTIMER_ARM_ABS };
+	struct hwtimer_event ev;
+	__u64 at;
+
+	if (self->fd < 0)
+		return;
+	op.deadline_ns = now_ns(CLOCK_REALTIME) + 3600 * SEC;
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_BATCH, &b));
+	ASSERT_EQ(0U, b.failed) TH_LOG("status %d", op.status);
+	m.id = op.id;
+	m.deadline_ns = now_ns(CLOCK_REALTIME) + 100 * MS;
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_MODIFY, &m));
+	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, m.result);
+	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	EXPECT_EQ(2ULL, ev.cookie);
+	check_record(_metadata, &ev, at, m.deadline_ns);
+}
+
+/* A periodic one: the first deadline plus whole periods, on the wall clock. */
+TEST_F(rt, periodic)
+{
+	const __u64 period = 50 * MS;
+	struct hwtimer_event ev;
+	__u64 dl, at;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + period;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, period,
+			 HWTIMER_ARM_ABS, 3, NULL));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at));
+		EXPECT_EQ(0ULL, (ev.deadline_ns - dl) % period)
+			TH_LOG("deadline %llu: not %llu + k periods",
+			       ev.deadline_ns, dl);
+		check_record(_metadata, &ev, at, ev.deadline_ns);
+	}
+}
+
+/* A relative arm on CLOCK_REALTIME runs on CLOCK_MONOTONIC and says so. */
+TEST_F(rt, relative_is_monotonic)
+{
+	struct hwtimer_event ev;
+	__u64 t0, t1, at;
+
+	if (self->fd < 0)
+		return;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 100 * MS, 0, 0, 4, NULL));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	EXPECT_EQ((__u32)CLOCK_MONOTONIC, ev.clock);
+	EXPECT_LE(t0 + 100 * MS, ev.deadline_ns);
+	EXPECT_GE(t1 + 100 * MS, ev.deadline_ns);
+	EXPECT_LE(ev.deadline_ns, ev.fire_ns);
+	EXPECT_GE(now_ns(CLOCK_MONOTONIC), ev.fire_ns);
+}
+
+/* The timer rings take CLOCK_MONOTONIC and CLOCK_BOOTTIME only. */
+TEST_F(rt, rings_refuse)
+{
+	struct hwtimer_ring_setup s = {
+		.sq_entries = 8,
+		.cq_entries = 8,
+		.slots = 1,
+		.clock = CLOCK_REALTIME,
+	};
+
+	if (self->fd < 0)
+		return;
+	EXPECT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_RING_SETUP, &s));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* The clock set forward past a deadline a minute away: served at once. */
+TEST_F(rt, forward)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at, t0;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 5,
+			 NULL));
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!step(_metadata, self, 120 * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at))
+		TH_LOG("no record %d ms after the clock passed the deadline",
+		       WAIT_MS);
+	TH_LOG("served %llu ms after the clock was set",
+	       (now_ns(CLOCK_MONOTONIC) - t0) / MS);
+	EXPECT_EQ(5ULL, ev.cookie);
+	check_record(_metadata, &ev, at, dl);
+}
+
+/* Two seconds back, 300 ms before a deadline: never served early. */
+TEST_F(rt, back)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 300 * MS;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 6,
+			 NULL));
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	EXPECT_EQ(-ETIMEDOUT, next_event(self->fd, &ev, 1000, &at))
+		TH_LOG("served at %llu, %lld ns before its deadline",
+		       ev.fire_ns, (long long)(dl - at));
+	ASSERT_EQ(0, next_event(self->fd, &ev, 2300 + WAIT_MS, &at));
+	EXPECT_EQ(6ULL, ev.cookie);
+	check_record(_metadata, &ev, at, dl);
+}
+
+/*
+ * The wheel has served a timeout at the clock's time; the clock is set
+ * two seconds back, and a timeout armed 500 ms ahead: before the time the
+ * wheel was at, which it must move back to.
+ */
+TEST_F(rt, rewind)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, now_ns(CLOCK_REALTIME), 0,
+			 HWTIMER_ARM_ABS, 7, NULL));
+	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at));
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	dl = now_ns(CLOCK_REALTIME) + 500 * MS;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 8,
+			 NULL));
+	ASSERT_EQ(0, next_event(self->fd, &ev, 500 + WAIT_MS, &at));
+	EXPECT_EQ(8ULL, ev.cookie);
+	check_record(_metadata, &ev, at, dl);
+	EXPECT_LE(dl, at);
+}
+
+/* Setting the clock leaves a relative arm's length alone. */
+TEST_F(rt, relative_keeps_length)
+{
+	struct hwtimer_event ev;
+	__u64 t0, at;
+
+	if (self->fd < 0)
+		return;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 300 * MS, 0, 0, 9, NULL));
+	if (!step(_metadata, self, -60LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	ASSERT_EQ(0, next_event(self->fd, &ev, 300 + WAIT_MS, &at));
+	EXPECT_EQ(9ULL, ev.cookie);
+	EXPECT_EQ((__u32)CLOCK_MONOTONIC, ev.clock);
+	EXPECT_LE(t0 + 300 * MS, ev.fire_ns);
+	/* Not a minute later: served within WAIT_MS of its deadline. */
+	EXPECT_GT(t0 + 300 * MS + WAIT_MS * MS, now_ns(CLOCK_MONOTONIC));
+}
+
+TEST_HARNESS_MAIN
