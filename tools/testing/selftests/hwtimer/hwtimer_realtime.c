@@ -14,8 +14,9 @@
  *   back      two seconds back with a deadline 300 ms away: nothing within
  *             a second, then the record, served at or after its deadline
  *   rewind    the wheel has served a timeout at the current time; the
- *             clock set back two seconds; a timeout armed 500 ms ahead,
- *             before the time the wheel was at, must not be served early
+ *             clock set back two seconds; timeouts armed 100 and 500 ms
+ *             ahead, before the time the wheel was at, must not be served
+ *             early, the second not when the first makes the wheel move
  *   relative  a relative arm of 300 ms, the clock set back a minute:
  *             served after 300 ms on CLOCK_MONOTONIC all the same
  *
@@ -326,13 +327,15 @@ TEST_F(rt, back)
 
 /*
  * The wheel has served a timeout at the clock's time; the clock is set
- * two seconds back, and a timeout armed 500 ms ahead: before the time the
- * wheel was at, which it must move back to.
+ * two seconds back, and two timeouts armed 100 and 500 ms ahead: before
+ * the time the wheel was at, which it must move back to. The first one's
+ * expiry makes the wheel collect while the second is not yet due.
  */
 TEST_F(rt, rewind)
 {
 	struct hwtimer_event ev;
-	__u64 dl, at;
+	__u64 dl[2], at;
+	int i;
 
 	if (self->fd < 0)
 		return;
@@ -341,13 +344,16 @@ TEST_F(rt, rewind)
 	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at));
 	if (!step(_metadata, self, -2LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
-	dl = now_ns(CLOCK_REALTIME) + 500 * MS;
-	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 8,
-			 NULL));
-	ASSERT_EQ(0, next_event(self->fd, &ev, 500 + WAIT_MS, &at));
-	EXPECT_EQ(8ULL, ev.cookie);
-	check_record(_metadata, &ev, at, dl);
-	EXPECT_LE(dl, at);
+	dl[0] = now_ns(CLOCK_REALTIME) + 100 * MS;
+	dl[1] = dl[0] + 400 * MS;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl[i], 0,
+				 HWTIMER_ARM_ABS, 8 + i, NULL));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, next_event(self->fd, &ev, 500 + WAIT_MS, &at));
+		EXPECT_EQ(8ULL + i, ev.cookie);
+		check_record(_metadata, &ev, at, dl[i]);
+	}
 }
 
 /* Setting the clock leaves a relative arm's length alone. */
@@ -359,11 +365,11 @@ TEST_F(rt, relative_keeps_length)
 	if (self->fd < 0)
 		return;
 	t0 = now_ns(CLOCK_MONOTONIC);
-	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 300 * MS, 0, 0, 9, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 300 * MS, 0, 0, 10, NULL));
 	if (!step(_metadata, self, -60LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
 	ASSERT_EQ(0, next_event(self->fd, &ev, 300 + WAIT_MS, &at));
-	EXPECT_EQ(9ULL, ev.cookie);
+	EXPECT_EQ(10ULL, ev.cookie);
 	EXPECT_EQ((__u32)CLOCK_MONOTONIC, ev.clock);
 	EXPECT_LE(t0 + 300 * MS, ev.fire_ns);
 	/* Not a minute later: served within WAIT_MS of its deadline. */
