@@ -6,6 +6,9 @@
 #   make install         module, hwtimerctl, libhwtimer, headers, man pages,
 #                        udev rule (DESTDIR, PREFIX; make uninstall;
 #                        make install-dkms: see tools/install/install.mk)
+#   make deb             the Debian packages (hwtimer-dkms, libhwtimer1,
+#                        libhwtimer-dev, hwtimer-tools) into build/deb/,
+#                        built from a copy of the tree (debian/)
 #   make tools           hwtimerctl and the selftests into $(TOOLS_O)
 #   make check           everything, in qemu VMs (see tools/vm/check.sh)
 #   make demo            boot Debian's kernel in a VM and run the demo
@@ -62,6 +65,23 @@ samples: modules
 # make install / make uninstall: tools/install/install.mk.
 include $(CURDIR)/tools/install/install.mk
 
+# dpkg-buildpackage in a copy of the tree without build products, so that
+# the work tree stays as it is; the packages, .changes and .buildinfo land
+# next to the copy, which goes once they are built. DEB_BUILD_ARGS adds
+# dpkg-buildpackage options.
+DEB_O := $(BUILD)/deb
+DEB_SRC := $(DEB_O)/hwtimer-$(HWTIMER_VERSION)
+deb:
+	rm -rf $(DEB_O)
+	mkdir -p $(DEB_SRC)
+	rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' \
+		--exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude=Module.symvers \
+		--exclude=modules.order $(CURDIR)/ $(DEB_SRC)/
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc $(DEB_BUILD_ARGS)
+	rm -rf $(DEB_SRC)
+	@ls $(DEB_O)/*.deb
+
 tools:
 	@set -e; for d in $(TOOL_DIRS); do \
 		$(MAKE) -C $$d O=$(abspath $(TOOLS_O)) STATIC=$(STATIC); \
@@ -110,5 +130,5 @@ clean:
 		$(MAKE) -s -C $$d clean; \
 	done
 
-.PHONY: all kdir-check conftest modules samples install tools check demo bench checkpatch \
+.PHONY: all kdir-check conftest modules samples install deb tools check demo bench checkpatch \
 	kunit-uml soak fuzz check-kcsan clean

@@ -26,57 +26,19 @@
 # One check is one line of build/check/install/install.tap, counted as
 # "install". Never fails the sourcing script.
 
-# Kernels hwtimer supports (docs/install.md): dkms build must not refuse
-# these. dkms.conf.in's BUILD_EXCLUSIVE_KERNEL is the same set.
-INSTALL_SUPPORTED='^(6\.1\.0-[0-9]+-amd64|6\.12\.[0-9]+\+deb12-(rt-)?amd64)$'
-
-# install_result ok|fail|skip WHAT [WHY]: one TAP line, echoed.
-install_result() {
-	install_n=$((install_n + 1))
-	case $1 in
-	ok) echo "ok $install_n $2" ;;
-	skip) echo "ok $install_n $2 # SKIP $3" ;;
-	*) echo "not ok $install_n $2${3:+: $3}" ;;
-	esac >>"$install_tap"
-	tail -1 "$install_tap" | sed 's/^/    /'
-}
-
-# install_copy_tree DIR: the work tree without build products, as
-# check.sh's module builds copy it.
-install_copy_tree() {
-	mkdir -p "$1"
-	rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' \
-		--exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
-		--exclude='.*.cmd' --exclude=Module.symvers \
-		--exclude=modules.order "$TOP/" "$1/"
-}
+# shellcheck source=tools/install/hook-lib.sh
+. "$TOP/tools/install/hook-lib.sh"
 
 # install_layout K REL: make install's files for kernel release REL:
 # each one there, and nothing else under usr/ (earlier kernels' installs
 # share DESTDIR and add only their own usr/src/hwtimer-*/RELEASE/).
 install_layout() {
-	local k=$1 rel=$2 d=$install_dest missing="" extra f m so
+	local k=$1 rel=$2 d=$install_dest missing="" extra f so
 	so=libhwtimer.so.${install_ver%%.*}
-	local -a want=(
-		"lib/modules/$rel/updates/hwtimer.ko"
-		"usr/src/hwtimer-$install_ver/$rel/Module.symvers"
-		"usr/src/hwtimer-$install_ver/include/hwtimer.h"
-		"usr/src/hwtimer-$install_ver/include/hwtimer_wheel_entry.h"
-		"usr/src/hwtimer-$install_ver/include/include/uapi/linux/hwtimer.h"
-		usr/bin/hwtimerctl
-		usr/include/linux/hwtimer.h
-		usr/include/hwtimer/hwtimer.h
-		"usr/lib/libhwtimer.so.$install_ver"
-		"usr/lib/$so"
-		usr/lib/libhwtimer.so
-		usr/lib/libhwtimer.a
-		usr/lib/pkgconfig/hwtimer.pc
-		usr/lib/udev/rules.d/60-hwtimer.rules
-		usr/lib/modules-load.d/hwtimer.conf
-	)
-	for m in "$TOP"/man/*.[1-9] "$TOP"/tools/lib/hwtimer/man/*.3; do
-		[ -f "$m" ] && want+=("usr/share/man/man${m##*.}/${m##*/}")
-	done
+	local -a want
+	mapfile -t want < <(echo "lib/modules/$rel/updates/hwtimer.ko"
+		echo "usr/src/hwtimer-$install_ver/$rel/Module.symvers"
+		hook_install_files "$install_ver" usr/lib)
 	for f in "${want[@]}"; do
 		[ -f "$d/$f" ] || missing="$missing $f"
 	done
@@ -84,49 +46,16 @@ install_layout() {
 		"^usr/src/hwtimer-$install_ver/[^/]*/Module.symvers$" |
 		grep -vxF -f <(printf '%s\n' "${want[@]}") | tr '\n' ' ')
 	if [ -n "$missing" ]; then
-		install_result fail "$k: installed files" "missing$missing"
+		hook_result fail "$k: installed files" "missing$missing"
 	elif [ -n "$extra" ]; then
-		install_result fail "$k: installed files" "not expected: $extra"
+		hook_result fail "$k: installed files" "not expected: $extra"
 	elif [ "$(readlink "$d/usr/lib/$so")" != "libhwtimer.so.$install_ver" ] ||
 		[ "$(readlink "$d/usr/lib/libhwtimer.so")" != "$so" ]; then
-		install_result fail "$k: installed files" \
+		hook_result fail "$k: installed files" \
 			"libhwtimer links: $so -> $(readlink "$d/usr/lib/$so"), libhwtimer.so -> $(readlink "$d/usr/lib/libhwtimer.so")"
 	else
-		install_result ok "$k: installed files (${#want[@]}, no other; man pages:${install_mans:- none})"
+		hook_result ok "$k: installed files (${#want[@]}, no other; man pages:${install_mans:- none})"
 	fi
-}
-
-# install_libhwtimer: the installed libhwtimer has its soname, and
-# examples/three.c, copied outside the repository, builds with only
-# what pkg-config says of DESTDIR (PKG_CONFIG_SYSROOT_DIR) and runs.
-# shellcheck disable=SC2086 # $pc is a list of options
-install_libhwtimer() {
-	local d=$install_dest dir pc soname rc=0 log=$install_out/libhwtimer.log
-	local so=libhwtimer.so.${install_ver%%.*}
-	soname=$(objdump -p "$d/usr/lib/libhwtimer.so.$install_ver" 2>/dev/null |
-		awk '$1 == "SONAME" { print $2 }')
-	if [ "$soname" != "$so" ]; then
-		install_result fail "installed libhwtimer: soname" "'$soname', want $so"
-		return
-	fi
-	dir=$(mktemp -d "$install_work/libconsumer.XXXXXX")
-	cp "$TOP/tools/lib/hwtimer/examples/three.c" "$dir/"
-	{
-		pc=$(PKG_CONFIG_SYSROOT_DIR=$d PKG_CONFIG_LIBDIR=$d/usr/lib/pkgconfig \
-			pkg-config --cflags --libs hwtimer) &&
-			echo "pkg-config: $pc" &&
-			(cd "$dir" && cc -std=c11 -Wall -Wextra -Werror -o three \
-				three.c $pc) &&
-			LD_LIBRARY_PATH=$d/usr/lib timeout 10 "$dir/three" &&
-			! grep -qF "$TOP/" <(cd "$dir" && cc -std=c11 -M three.c $pc)
-	} >"$log" 2>&1 || rc=$?
-	if [ "$rc" = 0 ] && [ "$(grep -c '^timeout [123],' "$log")" = 3 ]; then
-		install_result ok "installed libhwtimer: soname $soname; a program outside builds with pkg-config --cflags --libs alone and runs (${pc})"
-	else
-		install_result fail "installed libhwtimer: outside build" \
-			"rc $rc (log: ${log#"$CHECK"/})"
-	fi
-	rm -rf "$dir"
 }
 
 # install_module_checks K REL: the installed module and depmod's index.
@@ -136,38 +65,38 @@ install_module_checks() {
 	v=$(modinfo -F version "$ko" 2>/dev/null || true)
 	magic=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1 || true)
 	if [ "$v" = "$install_ver" ] && [ "$magic" = "$rel" ]; then
-		install_result ok "$k: modinfo: version $v, vermagic $magic"
+		hook_result ok "$k: modinfo: version $v, vermagic $magic"
 	else
-		install_result fail "$k: modinfo" \
+		hook_result fail "$k: modinfo" \
 			"version '$v' (want $install_ver), vermagic '$magic' (want $rel)"
 	fi
 	# Earlier kernels' installs share DESTDIR: their hwtimer.ko is fine.
 	others=$(cd "$d" && find . -name '*.ko*' | sed 's,^\./,,' |
 		grep -v '^lib/modules/[^/]*/updates/hwtimer\.ko$' | tr '\n' ' ')
 	if [ -z "$others" ]; then
-		install_result ok "$k: hwtimer.ko is the only module installed (no sample, no KUnit)"
+		hook_result ok "$k: hwtimer.ko is the only module installed (no sample, no KUnit)"
 	else
-		install_result fail "$k: only hwtimer.ko installed" "also $others"
+		hook_result fail "$k: only hwtimer.ko installed" "also $others"
 	fi
 	if grep -q "^updates/hwtimer.ko:" "$d/lib/modules/$rel/modules.dep" 2>/dev/null; then
-		install_result ok "$k: depmod -b DESTDIR lists updates/hwtimer.ko"
+		hook_result ok "$k: depmod -b DESTDIR lists updates/hwtimer.ko"
 	else
-		install_result fail "$k: depmod index" "modules.dep does not list updates/hwtimer.ko"
+		hook_result fail "$k: depmod index" "modules.dep does not list updates/hwtimer.ko"
 	fi
 	if ! modinfo -F alias "$ko" 2>/dev/null | grep -qx 'devname:hwtimer'; then
-		install_result skip "$k: modules.devname" "module has no devname:hwtimer alias"
+		hook_result skip "$k: modules.devname" "module has no devname:hwtimer alias"
 	elif grep -q '^hwtimer hwtimer c10:' "$d/lib/modules/$rel/modules.devname"; then
-		install_result ok "$k: modules.devname: $(grep '^hwtimer ' \
+		hook_result ok "$k: modules.devname: $(grep '^hwtimer ' \
 			"$d/lib/modules/$rel/modules.devname") (first open loads it)"
 	else
-		install_result fail "$k: modules.devname" "no hwtimer entry"
+		hook_result fail "$k: modules.devname" "no hwtimer entry"
 	fi
 	syms=$d/usr/src/hwtimer-$install_ver/$rel/Module.symvers
 	if [ -s "$syms" ] && ! cut -f3 "$syms" | grep -qvx hwtimer &&
 		[ "$(wc -l <"$syms")" = "$(wc -l <"$install_src/Module.symvers")" ]; then
-		install_result ok "$k: Module.symvers: $(wc -l <"$syms") symbols of module hwtimer"
+		hook_result ok "$k: Module.symvers: $(wc -l <"$syms") symbols of module hwtimer"
 	else
-		install_result fail "$k: installed Module.symvers" \
+		hook_result fail "$k: installed Module.symvers" \
 			"empty, short, or naming another module than hwtimer"
 	fi
 }
@@ -177,9 +106,9 @@ install_hwtimerctl() {
 	local out rc=0
 	out=$("$install_dest/usr/bin/hwtimerctl" --version 2>&1) || rc=$?
 	if [ "$rc" = 0 ] && grep -qF "$install_ver" <<<"$out"; then
-		install_result ok "installed hwtimerctl --version: $(head -1 <<<"$out")"
+		hook_result ok "installed hwtimerctl --version: $(head -1 <<<"$out")"
 	else
-		install_result fail "installed hwtimerctl --version" "rc $rc: $(head -1 <<<"$out")"
+		hook_result fail "installed hwtimerctl --version" "rc $rc: $(head -1 <<<"$out")"
 	fi
 }
 
@@ -197,43 +126,12 @@ install_man_pages() {
 		fi
 	done
 	if [ "$n" = 0 ]; then
-		install_result skip "installed man pages" "no man/*.[1-9] in the tree"
+		hook_result skip "installed man pages" "no man/*.[1-9] in the tree"
 	elif [ -n "$bad" ]; then
-		install_result fail "installed man pages" "$bad"
+		hook_result fail "installed man pages" "$bad"
 	else
-		install_result ok "installed man pages ($n): no groff -ww warning, release $install_ver in the footer"
+		hook_result ok "installed man pages ($n): no groff -ww warning, release $install_ver in the footer"
 	fi
-}
-
-# install_consumer WHAT KDIR INCDIR SYMVERS LOG: build a copy of the sample
-# consumer in an empty directory outside the repository with only INCDIR
-# and SYMVERS, and check that its objects depend on nothing in the repo.
-install_consumer() {
-	local what=$1 kdir=$2 inc=$3 syms=$4 log=$5 dir rc=0 why=""
-	dir=$(mktemp -d "$install_work/consumer.XXXXXX")
-	cp "$TOP/samples/hwtimer_sample.c" "$dir/"
-	printf '%s\n' "ccflags-y += -I$inc" "obj-m += hwtimer_sample.o" >"$dir/Kbuild"
-	make -C "$kdir" M="$dir" KBUILD_EXTRA_SYMBOLS="$syms" modules \
-		>"$log" 2>&1 || rc=$?
-	if [ "$rc" != 0 ]; then
-		why="build failed (rc $rc)"
-	elif grep -qi 'undefined' "$log"; then
-		why="$(grep -i -m1 'undefined' "$log")"
-	elif grep -q 'WARNING: modpost' "$log"; then
-		why="$(grep -m1 'WARNING: modpost' "$log")"
-	elif [ "$(modinfo -F depends "$dir/hwtimer_sample.ko")" != hwtimer ]; then
-		why="depends= is not hwtimer"
-	elif grep -qF "$TOP/" "$dir"/.hwtimer_sample.o.cmd; then
-		why="compiled with files of the repository"
-	elif ! grep -qF "$inc/hwtimer.h" "$dir"/.hwtimer_sample.o.cmd; then
-		why="hwtimer.h did not come from $inc"
-	fi
-	if [ -z "$why" ]; then
-		install_result ok "$what"
-	else
-		install_result fail "$what" "$why (log: ${log#"$CHECK"/})"
-	fi
-	rm -rf "$dir"
 }
 
 # install_dkms_result K: what make install-dkms did for kernel K: built,
@@ -241,28 +139,28 @@ install_consumer() {
 # skip) for any other.
 install_dkms_result() {
 	local k=$1 base ko v log=${install_out#"$CHECK"/}/install-dkms.log
-	base=$install_work/dkms/hwtimer/$install_ver/$k/$(uname -m)
-	ko=$(find "$install_work/lib/modules/$k" -name 'hwtimer.ko*' 2>/dev/null | head -1)
-	if ! [[ $k =~ $INSTALL_SUPPORTED ]]; then
+	base=$hook_work/dkms/hwtimer/$install_ver/$k/$(uname -m)
+	ko=$(find "$hook_work/lib/modules/$k" -name 'hwtimer.ko*' 2>/dev/null | head -1)
+	if ! [[ $k =~ $HOOK_SUPPORTED ]]; then
 		if [ -n "$ko" ] || [ -d "$base" ]; then
-			install_result fail "$k: make install-dkms" "built for a kernel outside the supported set"
+			hook_result fail "$k: make install-dkms" "built for a kernel outside the supported set"
 		elif grep -q "^hwtimer: $k is not a supported kernel, skipped" \
 			"$install_out/install-dkms.log"; then
-			install_result skip "$k: make install-dkms" "not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
+			hook_result skip "$k: make install-dkms" "not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
 		else
-			install_result fail "$k: make install-dkms" "no word of $k (log: $log)"
+			hook_result fail "$k: make install-dkms" "no word of $k (log: $log)"
 		fi
 		return
 	fi
 	v=$(modinfo -F version "$ko" 2>/dev/null || true)
 	if [ -z "$ko" ]; then
-		install_result fail "$k: make install-dkms" "no module installed (log: $log)"
+		hook_result fail "$k: make install-dkms" "no module installed (log: $log)"
 	elif [ "$v" != "$install_ver" ] || [ ! -s "$base/Module.symvers" ]; then
-		install_result fail "$k: make install-dkms" \
+		hook_result fail "$k: make install-dkms" \
 			"module version '$v', Module.symvers $([ -s "$base/Module.symvers" ] && echo kept || echo missing)"
 	else
-		install_result ok "$k: make install-dkms: ${ko#"$install_work"/lib/modules/} version $v, Module.symvers kept"
-		install_consumer "$k: consumer module builds against the DKMS build" \
+		hook_result ok "$k: make install-dkms: ${ko#"$hook_work"/lib/modules/} version $v, Module.symvers kept"
+		hook_consumer "$k: consumer module builds against the DKMS build" \
 			"/lib/modules/$k/build" "$install_dkms_src" \
 			"$base/Module.symvers" "$install_out/consumer-dkms-$k.log"
 	fi
@@ -272,25 +170,23 @@ install_dkms_result() {
 # (--no-depmod: the modules go to the private install tree), signing with a
 # key made for this run (dkms would otherwise create /var/lib/dkms/mok.*).
 install_dkms_make() {
-	mok_signing_key=$install_work/mok.key \
-		mok_certificate=$install_work/mok.pub \
-		make -C "$TOP" "$1" KSRCDIR="$install_dkms_src" \
-		DKMS="dkms --dkmstree $install_work/dkms --sourcetree $install_work/usr/src --installtree $install_work/lib/modules --no-depmod"
+	hook_dkms_env make -C "$TOP" "$1" KSRCDIR="$install_dkms_src" \
+		DKMS="dkms --dkmstree $hook_work/dkms --sourcetree $hook_work/usr/src --installtree $hook_work/lib/modules --no-depmod"
 }
 
 # install_dkms_checks: make install-dkms for every kernel, a fake
 # unsupported one refused, make uninstall-dkms.
 install_dkms_checks() {
 	local kdir k rc=0 t0=$SECONDS log=$install_out/install-dkms.log left
-	install_dkms_src=$install_work/usr/src/hwtimer-$install_ver
-	mkdir -p "$install_work/dkms"
+	install_dkms_src=$hook_work/usr/src/hwtimer-$install_ver
+	mkdir -p "$hook_work/dkms"
 	for kdir in /lib/modules/*/build; do
 		[ -f "$kdir/Makefile" ] &&
-			mkdir -p "$install_work/lib/modules/$(basename "$(dirname "$kdir")")"
+			mkdir -p "$hook_work/lib/modules/$(basename "$(dirname "$kdir")")"
 	done
 	install_dkms_make install-dkms >"$log" 2>&1 || rc=$?
 	if [ "$rc" != 0 ]; then
-		install_result fail "make install-dkms" "rc $rc (log: ${log#"$CHECK"/})"
+		hook_result fail "make install-dkms" "rc $rc (log: ${log#"$CHECK"/})"
 	else
 		say "install: make install-dkms for every kernel: $((SECONDS - t0)) s"
 		for kdir in /lib/modules/*/build; do
@@ -300,39 +196,28 @@ install_dkms_checks() {
 	fi
 	# An unsupported kernel with fake headers: refused before any build;
 	# dkms 3.0.10 exits 77 for a BUILD_EXCLUSIVE mismatch.
-	mkdir -p "$install_work/fake-headers"
+	mkdir -p "$hook_work/fake-headers"
 	rc=0
-	mok_signing_key=$install_work/mok.key mok_certificate=$install_work/mok.pub \
-		dkms build -m hwtimer -v "$install_ver" -k 5.10.0-99-amd64 \
-		--kernelsourcedir "$install_work/fake-headers" \
-		--dkmstree "$install_work/dkms" --sourcetree "$install_work/usr/src" \
+	hook_dkms_env dkms build -m hwtimer -v "$install_ver" -k 5.10.0-99-amd64 \
+		--kernelsourcedir "$hook_work/fake-headers" \
+		--dkmstree "$hook_work/dkms" --sourcetree "$hook_work/usr/src" \
 		>"$install_out/dkms-5.10.0-99-amd64.log" 2>&1 || rc=$?
 	if [ "$rc" = 77 ]; then
-		install_result skip "5.10.0-99-amd64 (fake headers): dkms build" \
+		hook_result skip "5.10.0-99-amd64 (fake headers): dkms build" \
 			"not a supported kernel (BUILD_EXCLUSIVE, dkms exit 77)"
 	else
-		install_result fail "5.10.0-99-amd64: dkms build must be refused with 77" "rc $rc"
+		hook_result fail "5.10.0-99-amd64: dkms build must be refused with 77" "rc $rc"
 	fi
 	rc=0
 	install_dkms_make uninstall-dkms >"$install_out/uninstall-dkms.log" 2>&1 ||
 		rc=$?
-	left=$(find "$install_work/dkms" "$install_work/lib/modules" \
-		"$install_work/usr" -type f | sed "s,^$install_work/,," | head -5 | tr '\n' ' ')
+	left=$(find "$hook_work/dkms" "$hook_work/lib/modules" \
+		"$hook_work/usr" -type f | sed "s,^$hook_work/,," | head -5 | tr '\n' ' ')
 	if [ "$rc" = 0 ] && [ -z "$left" ]; then
-		install_result ok "make uninstall-dkms: dkms remove --all, source tree gone, no file left"
+		hook_result ok "make uninstall-dkms: dkms remove --all, source tree gone, no file left"
 	else
-		install_result fail "make uninstall-dkms" "rc $rc, left: $left"
+		hook_result fail "make uninstall-dkms" "rc $rc, left: $left"
 	fi
-}
-
-# install_host_state: what DKMS, depmod or an install would change on
-# the host.
-install_host_state() {
-	ls -A /var/lib/dkms 2>/dev/null
-	ls -d /usr/src/hwtimer* 2>/dev/null
-	find /lib/modules/ -name 'hwtimer*.ko*' 2>/dev/null
-	stat -c '%n %Y' /lib/modules/*/modules.dep 2>/dev/null
-	true
 }
 
 # install_per_kernel KDIR: install, files, module and consumer for one kernel.
@@ -341,24 +226,24 @@ install_per_kernel() {
 	k=$(basename "$(dirname "$kdir")")
 	rel=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 		"$kdir/include/generated/utsrelease.h" 2>/dev/null)
-	src=$install_work/src-$k
+	src=$hook_work/src-$k
 	install_src=$src
 	log=$install_out/install-$k.log
-	install_copy_tree "$src"
+	hook_copy_tree "$src"
 	make -C "$src" -j"${JOBS:-$(nproc)}" install KDIR="$kdir" \
 		DESTDIR="$install_dest" PREFIX=/usr MODULES_LOAD=1 >"$log" 2>&1 ||
 		rc=$?
 	if [ "$rc" != 0 ]; then
-		install_result fail "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1" \
+		hook_result fail "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1" \
 			"rc $rc (log: ${log#"$CHECK"/})"
 		return
 	fi
-	install_result ok "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1 ($((SECONDS - t0)) s)"
+	hook_result ok "$k: make install DESTDIR=... PREFIX=/usr MODULES_LOAD=1 ($((SECONDS - t0)) s)"
 	install_installed="$install_installed $k"
 	install_layout "$k" "$rel"
 	install_module_checks "$k" "$rel"
-	install_consumer "$k: consumer module builds against the installed files only" \
-		"$kdir" "$install_dest/usr/src/hwtimer-$install_ver/include" \
+	hook_consumer "$k: consumer module builds against the installed files only" \
+		"$kdir" "$install_dest/usr/src/hwtimer-$install_ver" \
 		"$install_dest/usr/src/hwtimer-$install_ver/$rel/Module.symvers" \
 		"$install_out/consumer-$k.log"
 }
@@ -366,8 +251,8 @@ install_per_kernel() {
 # install_mod_path K: INSTALL_MOD_PATH, when given, takes the module from
 # DESTDIR; uninstall finds it there again. Reuses K's build.
 install_mod_path() {
-	local src=$install_work/src-$1 kdir=/lib/modules/$1/build rc=0
-	local a=$install_work/mp-dest b=$install_work/mp-mods
+	local src=$hook_work/src-$1 kdir=/lib/modules/$1/build rc=0
+	local a=$hook_work/mp-dest b=$hook_work/mp-mods
 	local log=$install_out/install-mod-path.log
 	{
 		make -C "$src" install KDIR="$kdir" DESTDIR="$a" \
@@ -379,9 +264,9 @@ install_mod_path() {
 			[ -z "$(find "$a" "$b" ! -type d)" ]
 	} >"$log" 2>&1 || rc=$?
 	if [ "$rc" = 0 ]; then
-		install_result ok "INSTALL_MOD_PATH takes the module out of DESTDIR; uninstall empties both"
+		hook_result ok "INSTALL_MOD_PATH takes the module out of DESTDIR; uninstall empties both"
 	else
-		install_result fail "INSTALL_MOD_PATH with DESTDIR" "(log: ${log#"$CHECK"/})"
+		hook_result fail "INSTALL_MOD_PATH with DESTDIR" "(log: ${log#"$CHECK"/})"
 	fi
 }
 
@@ -389,54 +274,57 @@ install_mod_path() {
 # lay it out: only what the module build needs, dkms.conf with the
 # version; make uninstall-dkms DESTDIR=... removes it all.
 install_dkms_source() {
-	local root=$install_work/dkmsroot log=$install_out/dkms-source.log extra
+	local root=$hook_work/dkmsroot log=$install_out/dkms-source.log extra
 	local dir=$root/usr/src/hwtimer-$install_ver rc=0
 	if ! make -C "$TOP" dkms-source DESTDIR="$root" >"$log" 2>&1; then
-		install_result fail "make dkms-source DESTDIR=..." "(log: ${log#"$CHECK"/})"
+		hook_result fail "make dkms-source DESTDIR=..." "(log: ${log#"$CHECK"/})"
 		return
 	fi
 	extra=$(cd "$dir" && find . -type f | grep -E '^\./(samples|kunit|docs|man|tools/(vm|stress|bench|testing|hwtimerctl))/|\.(o|ko|cmd)$' | tr '\n' ' ')
 	if ! grep -qx "PACKAGE_VERSION=\"$install_ver\"" "$dir/dkms.conf"; then
-		install_result fail "make dkms-source DESTDIR=..." "dkms.conf has no PACKAGE_VERSION=\"$install_ver\""
+		hook_result fail "make dkms-source DESTDIR=..." "dkms.conf has no PACKAGE_VERSION=\"$install_ver\""
 	elif [ -n "$extra" ]; then
-		install_result fail "make dkms-source DESTDIR=..." "carries more than the module build needs: $extra"
+		hook_result fail "make dkms-source DESTDIR=..." "carries more than the module build needs: $extra"
 	else
-		install_result ok "make dkms-source DESTDIR=...: hwtimer-$install_ver/ ($(find "$dir" -type f | wc -l) files), PACKAGE_VERSION $install_ver"
+		hook_result ok "make dkms-source DESTDIR=...: hwtimer-$install_ver/ ($(find "$dir" -type f | wc -l) files), PACKAGE_VERSION $install_ver"
 	fi
 	make -C "$TOP" uninstall-dkms DESTDIR="$root" >>"$log" 2>&1 || rc=$?
 	if [ "$rc" = 0 ] && [ -z "$(find "$root" -type f)" ]; then
-		install_result ok "make uninstall-dkms DESTDIR=...: no file left"
+		hook_result ok "make uninstall-dkms DESTDIR=...: no file left"
 	else
-		install_result fail "make uninstall-dkms DESTDIR=..." "rc $rc, left: $(find "$root" -type f | head -5 | tr '\n' ' ')"
+		hook_result fail "make uninstall-dkms DESTDIR=..." "rc $rc, left: $(find "$root" -type f | head -5 | tr '\n' ' ')"
 	fi
 }
 
 install_check_hook() {
-	local install_out=$CHECK/install install_tap install_n=0 install_work
+	local install_out=$CHECK/install hook_tap hook_n=0 hook_work hook_ver
 	local install_dest install_ver install_src="" install_installed=""
-	local install_dkms_src="" install_mans before after kdir k rc t0=$SECONDS
-	install_tap=$install_out/install.tap
+	local install_dkms_src="" install_mans before kdir k rc t0=$SECONDS
+	hook_tap=$install_out/install.tap
 	rm -rf "$install_out"
 	mkdir -p "$install_out"
-	: >"$install_tap"
-	install_work=$(mktemp -d "${TMPDIR:-/tmp}/hwtimer-install.XXXXXX")
-	install_dest=$install_work/dest
+	: >"$hook_tap"
+	hook_work=$(mktemp -d "${TMPDIR:-/tmp}/hwtimer-install.XXXXXX")
+	install_dest=$hook_work/dest
 	install_ver=$(make -s -C "$TOP" print-version)
+	hook_ver=$install_ver
 	install_mans=""
 	for k in "$TOP"/man/*.[1-9] "$TOP"/tools/lib/hwtimer/man/*.3; do
 		[ -f "$k" ] && install_mans="$install_mans ${k##*/}"
 	done
-	before=$(install_host_state)
+	before=$(hook_host_state)
 	say "install: make install/uninstall, consumer and DKMS builds of hwtimer $install_ver for every kernel with headers"
 
 	for kdir in /lib/modules/*/build; do
 		[ -f "$kdir/Makefile" ] && install_per_kernel "$kdir"
 	done
 	if [ -z "$install_installed" ]; then
-		install_result fail "make install" "no kernel headers in /lib/modules/*/build, or every install failed"
+		hook_result fail "make install" "no kernel headers in /lib/modules/*/build, or every install failed"
 	else
 		install_hwtimerctl
-		install_libhwtimer
+		hook_libhwtimer "installed libhwtimer" "$install_dest" usr/lib \
+			"$TOP/tools/lib/hwtimer/examples/three.c" shared \
+			"$install_out/libhwtimer.log"
 		install_man_pages
 		read -r k _ <<<"$install_installed"
 		install_mod_path "$k"
@@ -446,7 +334,7 @@ install_check_hook() {
 	if command -v dkms >/dev/null; then
 		install_dkms_checks
 	else
-		install_result skip "make install-dkms" "dkms is not installed (tools/vm/deps.sh installs it)"
+		hook_result skip "make install-dkms" "dkms is not installed (tools/vm/deps.sh installs it)"
 	fi
 
 	# Uninstall for every kernel installed for: then nothing is left,
@@ -454,29 +342,18 @@ install_check_hook() {
 	if [ -n "$install_installed" ]; then
 		rc=0
 		for k in $install_installed; do
-			make -C "$install_work/src-$k" uninstall KDIR="/lib/modules/$k/build" \
+			make -C "$hook_work/src-$k" uninstall KDIR="/lib/modules/$k/build" \
 				DESTDIR="$install_dest" PREFIX=/usr \
 				>>"$install_out/uninstall.log" 2>&1 || rc=$?
 		done
 		if [ "$rc" = 0 ] && [ -z "$(find "$install_dest" ! -type d)" ]; then
-			install_result ok "make uninstall DESTDIR=... for$install_installed: no file or link left"
+			hook_result ok "make uninstall DESTDIR=... for$install_installed: no file or link left"
 		else
-			install_result fail "make uninstall DESTDIR=..." "rc $rc, left: $(find "$install_dest" ! -type d | sed "s,^$install_dest/,," | head -5 | tr '\n' ' ')"
+			hook_result fail "make uninstall DESTDIR=..." "rc $rc, left: $(find "$install_dest" ! -type d | sed "s,^$install_dest/,," | head -5 | tr '\n' ' ')"
 		fi
 	fi
 
-	after=$(install_host_state)
-	if [ "$before" = "$after" ]; then
-		install_result ok "host untouched: /var/lib/dkms, /usr/src/hwtimer*, no hwtimer.ko or new modules.dep in /lib/modules"
-	else
-		install_result fail "host untouched" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | head -5 | tr '\n' ' ')"
-	fi
-
-	echo "1..$install_n" >>"$install_tap"
-	rm -rf "$install_work"
-	say "install: $((SECONDS - t0)) s"
-	python3 "$RESULTS" tap install "$install_tap" 0 | tail -1 |
-		sed 's/^/    /' || true
+	hook_finish install "$before" "$t0"
 }
 
 install_check_hook || true

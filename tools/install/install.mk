@@ -3,6 +3,10 @@
 #
 #   make install     [DESTDIR=] [PREFIX=/usr/local] [KDIR=] [MODULES_LOAD=1]
 #   make uninstall   the same variables: removes what install put there
+#   make install-userspace, make uninstall-userspace   what install does
+#                    but the module and the kernel-side development
+#                    files: no KDIR, no kernel headers needed
+#   make install-lib, make uninstall-lib   libhwtimer alone, the same way
 #   make libhwtimer  the userspace library alone, into $(TOOLS_O)/libhwtimer
 #   make dkms-source [DESTDIR=]   the DKMS source tree /usr/src/hwtimer-VERSION
 #   make install-dkms, make uninstall-dkms   that tree plus dkms add/install
@@ -10,8 +14,9 @@
 #
 # The module goes to lib/modules/KRELEASE/updates/ under INSTALL_MOD_PATH,
 # which defaults to DESTDIR; the kernel-side development files (hwtimer.h,
-# hwtimer_wheel_entry.h and the uapi header where hwtimer.h finds them,
-# this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
+# hwtimer_wheel_entry.h and the uapi header, at their places in the source
+# tree, as in the DKMS source tree, so that -I/usr/src/hwtimer-VERSION
+# serves either; this kernel's Module.symvers) to /usr/src/hwtimer-VERSION;
 # everything else under PREFIX, libhwtimer (tools/lib/hwtimer: shared
 # library with its soname links, static library, <hwtimer/hwtimer.h>,
 # hwtimer.pc, section-3 pages) by its own Makefile. Kernel paths do not follow PREFIX: kmod
@@ -50,13 +55,14 @@ DEPMOD ?= $(or $(shell command -v depmod),$(wildcard /sbin/depmod))
 MAN_PAGES := $(wildcard man/*.[1-9])
 UDEV_RULES := udev/60-hwtimer.rules
 
-# What make install puts under DESTDIR, apart from the module.
-INSTALLED = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
+# The kernel API headers, by their paths in the source tree, which are
+# also their paths under KSRCDIR (hwtimer.h includes the other two).
+KAPI_HEADERS := hwtimer.h hwtimer_wheel_entry.h include/uapi/linux/hwtimer.h
+
+# What make install-userspace puts under DESTDIR, libhwtimer's files apart.
+INSTALLED_USER = $(BINDIR)/hwtimerctl $(INCLUDEDIR)/linux/hwtimer.h \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	$(UDEVRULESDIR)/$(notdir $(UDEV_RULES)) $(MODULESLOADDIR)/hwtimer.conf \
-	$(KSRCDIR)/include/hwtimer.h $(KSRCDIR)/include/hwtimer_wheel_entry.h \
-	$(KSRCDIR)/include/include/uapi/linux/hwtimer.h \
-	$(KSRCDIR)/$(KRELEASE)/Module.symvers
+	$(UDEVRULESDIR)/$(notdir $(UDEV_RULES)) $(MODULESLOADDIR)/hwtimer.conf
 
 # libhwtimer's Makefile, with the directories install uses: hwtimer.pc
 # records PREFIX, LIBDIR and INCLUDEDIR.
@@ -80,10 +86,19 @@ hwtimerctl: libhwtimer
 libhwtimer:
 	+$(LIBHWTIMER_MAKE) all
 
-install: modules hwtimerctl libhwtimer krelease-check
+install: modules krelease-check install-userspace
 	install -D -m 0644 hwtimer.ko $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
 	$(if $(INSTALL_MOD_STRIP),strip --strip-debug \
 		$(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko)
+	@set -e; for h in $(KAPI_HEADERS); do \
+		echo "install -D -m 0644 $$h $(DESTDIR)$(KSRCDIR)/$$h"; \
+		install -D -m 0644 $$h $(DESTDIR)$(KSRCDIR)/$$h; \
+	done
+	tools/install/install-symvers.sh Module.symvers \
+		$(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
+	@$(hwtimer_depmod)
+
+install-userspace: hwtimerctl install-lib
 	install -D -m 0755 $(TOOLS_O)/hwtimerctl $(DESTDIR)$(BINDIR)/hwtimerctl
 	install -D -m 0644 include/uapi/linux/hwtimer.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/hwtimer.h
@@ -97,26 +112,31 @@ install: modules hwtimerctl libhwtimer krelease-check
 		$(DESTDIR)$(UDEVRULESDIR)/$(notdir $(UDEV_RULES))
 	$(if $(filter 1 y yes,$(MODULES_LOAD)),install -D -m 0644 \
 		tools/install/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/hwtimer.conf)
-	install -D -m 0644 hwtimer.h $(DESTDIR)$(KSRCDIR)/include/hwtimer.h
-	install -D -m 0644 hwtimer_wheel_entry.h \
-		$(DESTDIR)$(KSRCDIR)/include/hwtimer_wheel_entry.h
-	install -D -m 0644 include/uapi/linux/hwtimer.h \
-		$(DESTDIR)$(KSRCDIR)/include/include/uapi/linux/hwtimer.h
-	tools/install/install-symvers.sh Module.symvers \
-		$(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
+
+# libhwtimer alone: library, <hwtimer/hwtimer.h> and the <linux/hwtimer.h>
+# it includes, hwtimer.pc, section-3 pages.
+install-lib: libhwtimer
 	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) install
+
+# The headers stay while a DKMS source tree is there: they are its files
+# too (make install-dkms).
+uninstall: krelease-check uninstall-userspace
+	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
+	rm -f $(DESTDIR)$(KSRCDIR)/$(KRELEASE)/Module.symvers
+	test -f $(DESTDIR)$(KSRCDIR)/dkms.conf || \
+		rm -f $(addprefix $(DESTDIR)$(KSRCDIR)/,$(KAPI_HEADERS))
+	@test ! -d $(DESTDIR)$(KSRCDIR) || \
+		find $(DESTDIR)$(KSRCDIR) -depth -type d -empty -delete
 	@$(hwtimer_depmod)
 
-uninstall: krelease-check
-	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/hwtimer.ko
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+uninstall-userspace: uninstall-lib
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_USER))
+
+# libhwtimer's uninstall leaves <linux/hwtimer.h>, which the module's
+# install owns too; installed by install-lib alone, it goes here.
+uninstall-lib:
 	+$(LIBHWTIMER_MAKE) DESTDIR=$(DESTDIR) uninstall
-	@rmdir $(DESTDIR)$(KSRCDIR)/$(KRELEASE) \
-		$(DESTDIR)$(KSRCDIR)/include/include/uapi/linux \
-		$(DESTDIR)$(KSRCDIR)/include/include/uapi \
-		$(DESTDIR)$(KSRCDIR)/include/include $(DESTDIR)$(KSRCDIR)/include \
-		$(DESTDIR)$(KSRCDIR) 2>/dev/null || true
-	@$(hwtimer_depmod)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/hwtimer.h
 
 # depmod for the installed tree. On the running system a failure fails the
 # install. For a tree under DESTDIR it is a convenience (the target system
@@ -187,8 +207,10 @@ ifeq ($(DESTDIR),)
 	$(DKMS) status -m hwtimer -v $(HWTIMER_VERSION) | grep -q . && \
 		$(DKMS) remove -m hwtimer -v $(HWTIMER_VERSION) --all || true
 endif
-	rm -f $(addprefix $(DKMS_DIR)/,$(DKMS_FILES) dkms.conf)
+	rm -f $(addprefix $(DKMS_DIR)/,$(if $(wildcard $(DKMS_DIR)/*/Module.symvers), \
+		$(filter-out $(KAPI_HEADERS),$(DKMS_FILES)),$(DKMS_FILES)) dkms.conf)
 	@test ! -d $(DKMS_DIR) || find $(DKMS_DIR) -depth -type d -empty -delete
 
 .PHONY: print-version krelease-check hwtimerctl libhwtimer install uninstall \
+	install-userspace uninstall-userspace install-lib uninstall-lib \
 	dkms-source install-dkms uninstall-dkms
