@@ -8,6 +8,8 @@
  * It is a model of the ABI as hwtimerctl sees it, not of the module:
  *  - HWTIMER_FAKE_CAP (default 100): live timeouts per open file (ENOSPC);
  *  - HWTIMER_FAKE_USER_CAP (default 1000000): the per-user cap (EDQUOT);
+ *  - HWTIMER_FAKE_ID_BASE (default 0): ids are this plus 1, 2, ... (the
+ *    module's ids of the 512th and later open are past 2^53);
  *  - every expiry fires exactly HWTIMER_FAKE_LATE_NS (default 1234) after
  *    its deadline, and read() returns one record per live timeout, at
  *    once: the caller sees the times it is told, not the time it waited;
@@ -83,6 +85,8 @@ static int fake_arm(uint64_t cookie, uint64_t deadline, uint64_t period,
 		return -ENOMEM;
 	if (!(flags & HWTIMER_ARM_ABS))
 		deadline += now(clock);
+	if (!next_id)
+		next_id = env_u64("HWTIMER_FAKE_ID_BASE", 0);
 	tm[i] = (struct fake_timeout){ ++next_id, cookie, deadline, period,
 				       clock };
 	*id = tm[i].id;

@@ -9,8 +9,13 @@
  *   hwtimerctl help [COMMAND]
  *   hwtimerctl --version
  *
- * OPTIONS are --json and --device PATH, also accepted after the command.
- * Every command parses all of its arguments before it opens the device, so
+ * OPTIONS are --json, --device PATH and --backend B, also accepted after
+ * the command. --backend picks libhwtimer's backend by its open flags:
+ * "device" (/dev/hwtimer, the module), "timerfd" (in this process, no
+ * module) or "auto", the library's own choice: the device if it is there,
+ * else timerfd. arm and batch run on either; info says what it cannot
+ * show without the module; watch reads the module's wheel and needs it.
+ * Every command parses all of its arguments before it opens a context, so
  * bad usage never has an effect. Durations are a decimal number and a unit:
  * 10us, 250ms, 1.5s, 2m (also ns, min, h). Counts are digits only.
  * Exit status: 0 success, 1 runtime error, 2 usage error. Messages start
@@ -53,6 +58,7 @@
 enum {
 	OPT_JSON = 256,
 	OPT_DEVICE,
+	OPT_BACKEND,
 	OPT_EVERY,
 	OPT_COUNT,
 	OPT_CANCEL,
@@ -72,8 +78,8 @@ enum {
  * @help: what it does, for "help NAME"
  * @options: its own options, one "  --opt VALUE  what" line each; NULL
  *	for no options section at all
- * @opts: getopt_long table: its own options, then --json, --device and
- *	--help, which every command takes
+ * @opts: getopt_long table: its own options, then --json, --device,
+ *	--backend and --help, which every command but help takes
  * @run: parses the arguments (argv[0] is @name), does the work and
  *	returns the exit status
  */
@@ -88,6 +94,8 @@ struct command {
 };
 
 static const char *dev_path = "/dev/hwtimer";
+/* --backend: the open flag of libhwtimer it stands for; 0 for auto. */
+static unsigned int backend_flag;
 static bool json;
 /* Command being run, named in messages and usage; NULL before one is. */
 static const struct command *cur;
@@ -290,8 +298,8 @@ static void option_error(int c, char **argv, const struct option *opts)
 
 /*
  * Take @c, one of the options accepted before and after the command:
- * --json, --device, or --help (the usage of the current command, or of
- * hwtimerctl before one is chosen, then exit 0).
+ * --json, --device, --backend, or --help (the usage of the current
+ * command, or of hwtimerctl before one is chosen, then exit 0).
  */
 static void take_common_option(int c)
 {
@@ -304,6 +312,17 @@ static void take_common_option(int c)
 			usage_error("--device: empty path");
 		dev_path = optarg;
 		break;
+	case OPT_BACKEND:
+		if (!strcmp(optarg, "device"))
+			backend_flag = HWTIMER_OPEN_DEVICE;
+		else if (!strcmp(optarg, "timerfd"))
+			backend_flag = HWTIMER_OPEN_TIMERFD;
+		else if (!strcmp(optarg, "auto"))
+			backend_flag = 0;
+		else
+			usage_error("--backend '%s': want device, timerfd or auto",
+				    optarg);
+		break;
 	case 'h':
 		print_usage(stdout, cur);
 		exit(0);
@@ -312,7 +331,8 @@ static void take_common_option(int c)
 
 /*
  * The next option of the current command's own, getopt_long style; the
- * common ones (--json, --device, --help) are handled here, errors exit 2.
+ * common ones (--json, --device, --backend, --help) are handled here,
+ * errors exit 2.
  */
 static int next_option(int argc, char **argv, const struct option *opts)
 {
@@ -323,6 +343,7 @@ static int next_option(int argc, char **argv, const struct option *opts)
 		switch (c) {
 		case OPT_JSON:
 		case OPT_DEVICE:
+		case OPT_BACKEND:
 		case 'h':
 			take_common_option(c);
 			break;
@@ -411,6 +432,17 @@ static void js_u64(const char *key, uint64_t v)
 {
 	js_key(key);
 	printf("%" PRIu64, v);
+}
+
+/*
+ * An id, as a string of its decimal digits: ids reach 2^64, and JSON
+ * readers that keep numbers as doubles (jq, JavaScript) round those
+ * past 2^53.
+ */
+static void js_id(const char *key, uint64_t id)
+{
+	js_key(key);
+	printf("\"%" PRIu64 "\"", id);
 }
 
 static void js_real(const char *key, double v)
@@ -520,6 +552,15 @@ static void put_u64(const char *key, const char *fmt, uint64_t v)
 		printf(fmt, v);
 }
 
+/* An id: a string in JSON (js_id()), @fmt's number in the text. */
+static void put_id(const char *key, const char *fmt, uint64_t id)
+{
+	if (json && key)
+		js_id(key, id);
+	else if (!json && fmt)
+		printf(fmt, id);
+}
+
 /* A duration: nanoseconds in JSON, "1.234 ms" style in the text. */
 static void put_ns(const char *key, const char *fmt, uint64_t ns)
 {
@@ -622,14 +663,61 @@ static struct hwtimer *try_open_dev(unsigned int sq, unsigned int flags)
 	return h;
 }
 
-/* The device, opened and shaken hands with; exits 1 if it cannot be. */
-static struct hwtimer *open_dev(unsigned int sq, unsigned int flags)
+/*
+ * Errors of opening the device after which libhwtimer's auto choice
+ * takes the timerfd backend (no module, no right to it, a module that
+ * would get this process's clocks wrong): --backend timerfd would serve.
+ */
+static bool device_unusable(int err)
 {
-	struct hwtimer *h = try_open_dev(sq, flags);
+	return err == ENOENT || err == ENODEV || err == ENXIO ||
+	       err == EACCES || err == EPERM || err == EXDEV;
+}
 
-	if (!h)
-		fail("%s", hwtimer_open_error());
-	return h;
+/*
+ * A context on the backend of --backend, with a submission queue of @sq
+ * ops and the library's open @flags besides the backend's (see
+ * try_open_dev()); exits 1 if it cannot be had. A device that cannot be
+ * used with --backend device is named with the alternative.
+ */
+static struct hwtimer *open_ctx(unsigned int sq, unsigned int flags)
+{
+	struct hwtimer *h;
+	int err = -hwtimer_open_path(&h, dev_path, sq, backend_flag | flags);
+
+	if (!err)
+		return h;
+	note("%s", hwtimer_open_error());
+	if (backend_flag == HWTIMER_OPEN_DEVICE && device_unusable(err))
+		note("--backend timerfd (or auto) runs %s without the hwtimer module",
+		     cur->name);
+	exit(EXIT_RUNTIME);
+}
+
+/* Whether @h runs on the timerfd backend, in this process. */
+static bool on_timerfd(const struct hwtimer *h)
+{
+	return !strcmp(hwtimer_backend(h), "timerfd");
+}
+
+/*
+ * Why @h, on the timerfd backend, does not use the device: asked for,
+ * or the library's reason for falling back.
+ */
+static const char *timerfd_reason(void)
+{
+	return backend_flag == HWTIMER_OPEN_TIMERFD ? "--backend timerfd" :
+	       hwtimer_open_error();
+}
+
+/*
+ * The text's note that @h runs without the module, on its own line
+ * after @prefix; nothing on the device, whose output is as it was.
+ */
+static void print_backend_note(const struct hwtimer *h, const char *prefix)
+{
+	if (on_timerfd(h))
+		out_text("%stimerfd (%s)\n", prefix, timerfd_reason());
 }
 
 static void get_stats(struct hwtimer *h, uint32_t clock,
@@ -654,6 +742,14 @@ static void explain_arm_failure(struct hwtimer *h, int err, uint64_t armed,
 
 	note("armed %" PRIu64 " of %" PRIu64 " timeouts, then: %s", armed, want,
 	     strerror(err));
+	if (on_timerfd(h)) {
+		get_stats(h, CLOCK_MONOTONIC, &st);
+		if (err == ENOSPC)
+			note("the timerfd backend's cap was reached: %" PRIu64
+			     " live timeouts per context, fixed (the module's is ctx_max_pending)",
+			     (uint64_t)st.ctx_max_pending);
+		return;
+	}
 	if (err == EDQUOT) {
 		if (!read_param("max_user_timeouts", v, sizeof(v)) ||
 		    parse_u64(v, UINT64_MAX, &cap)) {
@@ -692,6 +788,7 @@ static void explain_arm_failure(struct hwtimer *h, int err, uint64_t armed,
 
 static const char * const feature_names[] = {
 	"periodic", "boottime", "batch", "eventfd", "rings", "timens",
+	"realtime",
 };
 
 static int not_hidden(const struct dirent *d)
@@ -739,18 +836,12 @@ static void print_wheel(const char *key, const char *title,
 	out_end('}');
 }
 
-static void print_info(const struct hwtimer_api *api, const char *version,
-		       const struct hwtimer_stats_req *mono,
-		       const struct hwtimer_stats_req *boot)
+/* The handshake's answer (or the timerfd backend's), after the first line. */
+static void print_api(const char *backend, const struct hwtimer_api *api)
 {
 	unsigned int i;
 
-	out_begin(NULL, '{', NULL);
-	put_str("device", "%s: ", dev_path);
-	put_str("module_version", "module %s, ", version);
-	put_u64("api", "API %" PRIu64, api->api);
-	/* The text gives the record's size here, JSON at the end. */
-	put_u64(NULL, ", event record %" PRIu64 " bytes\n", api->event_size);
+	put_str("backend", "backend:  %s\n", backend);
 	out_begin("features", '[', "features:");
 	for (i = 0; i < ARRAY_SIZE(feature_names); i++)
 		if (api->features & (1ULL << i))
@@ -762,9 +853,50 @@ static void print_info(const struct hwtimer_api *api, const char *version,
 		"per-open cap: %" PRIu64 " timeouts; minimum period one tick\n",
 		api->max_pending);
 	put_u64("event_size", NULL, api->event_size);
+}
+
+static void print_info(const struct hwtimer_api *api, const char *version,
+		       const struct hwtimer_stats_req *mono,
+		       const struct hwtimer_stats_req *boot)
+{
+	out_begin(NULL, '{', NULL);
+	put_str("device", "%s: ", dev_path);
+	put_str("module_version", "module %s, ", version);
+	put_u64("api", "API %" PRIu64, api->api);
+	/* The text gives the record's size here, JSON at the end. */
+	put_u64(NULL, ", event record %" PRIu64 " bytes\n", api->event_size);
+	print_api("device", api);
 	print_params();
 	print_wheel("monotonic", "CLOCK_MONOTONIC", mono);
 	print_wheel("boottime", "CLOCK_BOOTTIME", boot);
+	out_end('}');
+}
+
+/*
+ * info on the timerfd backend: what it answers, why the device is not
+ * used, and what only the module has: its version, parameters and wheels.
+ */
+static void print_info_timerfd(const struct hwtimer_api *api)
+{
+	static const char * const missing[] = {
+		"module_version", "params", "monotonic", "boottime",
+	};
+	unsigned int i;
+
+	out_begin(NULL, '{', NULL);
+	put_str("device", NULL, dev_path);
+	put_str("device_not_used", NULL, timerfd_reason());
+	put_u64("api", "timerfd backend: API %" PRIu64, api->api);
+	put_u64(NULL, ", event record %" PRIu64 " bytes\n", api->event_size);
+	print_api("timerfd", api);
+	put_str(NULL, "device:   not used: %s\n", timerfd_reason());
+	if (json) {
+		js_begin("unavailable", '[');
+		for (i = 0; i < ARRAY_SIZE(missing); i++)
+			js_str(NULL, missing[i]);
+		js_end(']');
+	}
+	out_text("module version, parameters and wheel counters: not available without the hwtimer module (--backend device)\n");
 	out_end('}');
 }
 
@@ -780,8 +912,13 @@ static int cmd_info(int argc, char **argv)
 		;
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	h = open_dev(0, HWTIMER_OPEN_BATCH);
+	h = open_ctx(0, HWTIMER_OPEN_BATCH);
 	hwtimer_get_api(h, &api);
+	if (on_timerfd(h)) {
+		print_info_timerfd(&api);
+		hwtimer_close(h);
+		return 0;
+	}
 	get_stats(h, CLOCK_MONOTONIC, &mono);
 	get_stats(h, CLOCK_BOOTTIME, &boot);
 	if (!read_sysfs(SYSFS_MODULE "/version", version, sizeof(version)))
@@ -889,7 +1026,7 @@ static void begin_event(const char *event, int i, const char *id_fmt,
 	out_begin(NULL, '{', NULL);
 	put_str("event", "%-9s", event);
 	put_u64("n", "#%" PRIu64, i + 1);
-	put_u64("id", id_fmt, id);
+	put_id("id", id_fmt, id);
 }
 
 static void end_event(void)
@@ -898,11 +1035,14 @@ static void end_event(void)
 	out_end('}');
 }
 
-static void print_armed(int i, uint64_t id, uint64_t after, uint64_t every)
+/* Timeout @i armed on @h; JSON names the backend, as the text's header. */
+static void print_armed(const struct hwtimer *h, int i, uint64_t id,
+			uint64_t after, uint64_t every)
 {
 	begin_event("armed", i, "  id %#" PRIx64, id);
 	put_ns("after_ns", "  in %s", after);
 	put_ns("period_ns", every ? ", every %s" : NULL, every);
+	put_str("backend", NULL, hwtimer_backend(h));
 	end_event();
 }
 
@@ -966,7 +1106,7 @@ static void arm_all(struct hwtimer *h, const struct arm_args *a,
 			     fmt_ns(a->after[i], b, sizeof(b)), strerror(err),
 			     err == EINVAL && a->every ?
 			     " (is the period at least one tick?)" : "");
-		print_armed(i, tm[i].id, a->after[i], a->every);
+		print_armed(h, i, tm[i].id, a->after[i], a->every);
 	}
 }
 
@@ -1005,7 +1145,7 @@ static void wait_expiries(struct hwtimer *h, const struct arm_args *a,
 		if (r == -EINTR)
 			continue;
 		if (r)
-			fail("read %s: %s", dev_path, strerror(-r));
+			fail("wait: %s", strerror(-r));
 		i = (int)ev->cookie - 1;
 		if (i >= 0 && i < a->n && !tm[i].done) {
 			tm[i].seen += 1 + ev->overruns;
@@ -1031,7 +1171,8 @@ static int cmd_arm(int argc, char **argv)
 	tm = calloc(a.n, sizeof(*tm));
 	if (!tm)
 		fail("out of memory");
-	h = open_dev(0, 0);
+	h = open_ctx(0, 0);
+	print_backend_note(h, "backend  ");
 	arm_all(h, &a, tm);
 	wait_expiries(h, &a, tm, cancel_asked(h, &a, tm));
 	hwtimer_close(h);
@@ -1168,7 +1309,7 @@ static void batch_drain(struct hwtimer *h, uint64_t n, struct batch_result *res)
 		if (r == -EINTR)
 			continue;
 		if (r)
-			fail("read %s: %s", dev_path, strerror(-r));
+			fail("wait: %s", strerror(-r));
 		late = hwtimer_event_late_ns(ev);
 		if (late > res->max_late)
 			res->max_late = late;
@@ -1178,7 +1319,7 @@ static void batch_drain(struct hwtimer *h, uint64_t n, struct batch_result *res)
 	}
 }
 
-static void print_batch(const struct batch_args *a,
+static void print_batch(const struct hwtimer *h, const struct batch_args *a,
 			const struct batch_result *res)
 {
 	uint64_t base = res->t0 + a->at;
@@ -1190,6 +1331,9 @@ static void print_batch(const struct batch_args *a,
 	double avg_late = res->sum_late / a->n;
 
 	out_begin(NULL, '{', NULL);
+	/* The text names the timerfd backend in its first line, if on it. */
+	put_str("backend", NULL, hwtimer_backend(h));
+	print_backend_note(h, "batch: backend ");
 	put_u64("n", "batch: armed %" PRIu64 " timeouts in ", a->n);
 	/* JSON has the chunk before the time, the text after. */
 	put_u64("chunk", NULL, a->chunk);
@@ -1223,13 +1367,13 @@ static int cmd_batch(int argc, char **argv)
 	ops = calloc(a.chunk, sizeof(*ops));
 	if (!ops)
 		fail("out of memory");
-	h = open_dev((unsigned int)a.chunk, 0);
+	h = open_ctx((unsigned int)a.chunk, 0);
 	res.t0 = now_ns(CLOCK_MONOTONIC);
 	batch_arm(h, &a, res.t0 + a.at, ops);
 	res.armed = now_ns(CLOCK_MONOTONIC);
 	batch_drain(h, a.n, &res);
 	res.drained = now_ns(CLOCK_MONOTONIC);
-	print_batch(&a, &res);
+	print_batch(h, &a, &res);
 	hwtimer_close(h);
 	free(ops);
 	return 0;
@@ -1279,6 +1423,25 @@ static void watch_parse(int argc, char **argv, struct watch_args *a)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (backend_flag == HWTIMER_OPEN_TIMERFD)
+		usage_error("the timerfd backend has no wheel: watch reads the hwtimer module's (--backend device or auto)");
+}
+
+/*
+ * The device for watch, whatever --backend says (auto or device): the
+ * counters it prints are the module's wheel's. Exits 1 without it.
+ */
+static struct hwtimer *open_wheel(void)
+{
+	struct hwtimer *h = try_open_dev(0, HWTIMER_OPEN_BATCH);
+	int err = errno;
+
+	if (h)
+		return h;
+	note("%s", hwtimer_open_error());
+	if (device_unusable(err))
+		note("watch reads the wheel counters of the hwtimer module: it needs the module (the timerfd backend has no wheel)");
+	exit(EXIT_RUNTIME);
 }
 
 /*
@@ -1327,7 +1490,7 @@ static int cmd_watch(int argc, char **argv)
 	watch_parse(argc, argv, &a);
 	ts.tv_sec = a.interval / NSEC_PER_SEC;
 	ts.tv_nsec = a.interval % NSEC_PER_SEC;
-	h = open_dev(0, HWTIMER_OPEN_BATCH);
+	h = open_wheel();
 	for (k = 0; !a.count || k < a.count; k++) {
 		if (k)
 			nanosleep(&ts, NULL);
@@ -1348,6 +1511,7 @@ static int cmd_help(int argc, char **argv);
 static const struct option info_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1359,6 +1523,7 @@ static const struct option arm_opts[] = {
 	{ "boottime", no_argument, NULL, OPT_BOOTTIME },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1369,6 +1534,7 @@ static const struct option batch_opts[] = {
 	{ "chunk", required_argument, NULL, OPT_CHUNK },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1380,6 +1546,7 @@ static const struct option watch_opts[] = {
 	{ "boottime", no_argument, NULL, OPT_BOOTTIME },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1393,11 +1560,13 @@ static const struct command commands[] = {
 	{
 		.name = "info",
 		.args = "",
-		.summary = "API handshake, features, parameters, stats",
+		.summary = "backend, API handshake, features, parameters, stats",
 		.help =
 "Shake hands with the device and print the module version, API, features,\n"
 "ioctls, module parameters and the counters and lateness histogram of\n"
-"both wheels.\n",
+"both wheels. On the timerfd backend: its API, features and cap, why the\n"
+"device is not used, and that the module's parameters and wheels are not\n"
+"available.\n",
 		.options = "",
 		.opts = info_opts,
 		.run = cmd_info,
@@ -1408,8 +1577,9 @@ static const struct command commands[] = {
 		.help =
 "Arm one timeout per DURATION on one context, wait, and print each expiry:\n"
 "when it fired (\"at\", from when it was armed), how late that was after\n"
-"its deadline (\"late\", both from the kernel), and when this process\n"
-"read it (\"read\", from when it was armed).\n",
+"its deadline (\"late\", both from the kernel, or from the library on the\n"
+"timerfd backend), and when this process read it (\"read\", from when it\n"
+"was armed).\n",
 		.options =
 "  --every D      periodic with period D; DURATION is the first expiry\n"
 "                 (without DURATION the first expiry is after D)\n"
@@ -1426,7 +1596,8 @@ static const struct command commands[] = {
 		.summary = "arm N timeouts K per submission, report rates",
 		.help =
 "Arm N one-shot timeouts through the device's timer rings, or with\n"
-"HWTIMER_IOC_BATCH where it has none, wait for all of them, and\n"
+"HWTIMER_IOC_BATCH where it has none, or on the timerfd backend's heap,\n"
+"wait for all of them, and\n"
 "report how fast they went in (arms per second) and came out (events read\n"
 "per second), with their lateness. When a cap stops the arms (ENOSPC:\n"
 "ctx_max_pending or the wheel's max_pending; EDQUOT: max_user_timeouts),\n"
@@ -1445,7 +1616,9 @@ static const struct command commands[] = {
 		.summary = "live wheel counters and lateness histogram",
 		.help =
 "Print a wheel's counters, rates and lateness histogram every interval,\n"
-"until interrupted or N samples were printed.\n",
+"until interrupted or N samples were printed. The wheels are the hwtimer\n"
+"module's: watch needs the device, whatever --backend says, and is a\n"
+"usage error with --backend timerfd.\n",
 		.options =
 "  --interval D   time between samples (default 1s)\n"
 "  --count N      stop after N samples (N >= 1; leave it out to run\n"
@@ -1466,8 +1639,12 @@ static const struct command commands[] = {
 };
 
 static const char common_help[] =
-"  --json         print JSON, one object per line, instead of text\n"
+"  --json         print JSON, one object per line, instead of text; ids\n"
+"                 are strings of decimal digits\n"
 "  --device PATH  the device to use (default /dev/hwtimer)\n"
+"  --backend B    libhwtimer's backend: device (the module), timerfd (in\n"
+"                 this process, no module) or auto: the device if it can\n"
+"                 be opened, else timerfd (default)\n"
 "  -h, --help     print this help\n";
 
 static const char durations_help[] =
@@ -1484,7 +1661,8 @@ static void print_usage(FILE *f, const struct command *c)
 
 	if (c) {
 		fprintf(f, "usage: hwtimerctl %s%s%s\n",
-			c->opts == help_opts ? "" : "[--json] [--device PATH] ",
+			c->opts == help_opts ? "" :
+			"[--json] [--device PATH] [--backend B] ",
 			c->name, c->args);
 		if (f == stderr) {
 			fprintf(f, "Try 'hwtimerctl help %s' for more.\n", c->name);
@@ -1496,7 +1674,7 @@ static void print_usage(FILE *f, const struct command *c)
 				durations_help);
 		return;
 	}
-	fprintf(f, "usage: hwtimerctl [--json] [--device PATH] COMMAND [ARGS]\n"
+	fprintf(f, "usage: hwtimerctl [--json] [--device PATH] [--backend B] COMMAND [ARGS]\n"
 		"       hwtimerctl -V | --version\n\ncommands:\n");
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-20s %s\n", commands[i].name, commands[i].summary);
@@ -1575,6 +1753,7 @@ static int parse_global(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1588,6 +1767,7 @@ static int parse_global(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON:
 		case OPT_DEVICE:
+		case OPT_BACKEND:
 		case 'h':
 			take_common_option(c);
 			break;

@@ -191,7 +191,7 @@ help_out=$out
 has_commands() {
 	local c
 	[ "$rc" = 0 ] && [ -z "$err" ] &&
-		[ "$(line 1 "$out")" = "usage: hwtimerctl [--json] [--device PATH] COMMAND [ARGS]" ] ||
+		[ "$(line 1 "$out")" = "usage: hwtimerctl [--json] [--device PATH] [--backend B] COMMAND [ARGS]" ] ||
 		return 1
 	for c in info arm batch watch help; do
 		grep -q "^  $c  " <<<"$out" || return 1
@@ -206,7 +206,7 @@ for c in info arm batch watch; do
 	run help "$c"
 	want=$out
 	result "help $c: its usage on stdout, exit 0" first_starts \
-		"usage: hwtimerctl [--json] [--device PATH] $c"
+		"usage: hwtimerctl [--json] [--device PATH] [--backend B] $c"
 	run "$c" --help
 	result "$c --help is help $c" is_out 0 "$want"
 	run "$c" -h
@@ -250,32 +250,46 @@ fi
 
 # ---- --opt VALUE and --opt=VALUE, --device anywhere ----
 
-enoent() { is_fail "hwtimerctl $1: cannot open $nodev: No such file or directory (is the hwtimer module loaded?)"; }
+# enoent COMMAND: the device at $nodev is missing, and COMMAND ran on it
+# (--backend device, or watch): exit 1, the path, the module, and what
+# serves without it: the timerfd backend, or nothing for watch.
+enoent() {
+	local also="--backend timerfd (or auto) runs $1 without the hwtimer module"
+	[ "$1" != watch ] ||
+		also="watch reads the wheel counters of the hwtimer module: it needs the module (the timerfd backend has no wheel)"
+	is_fail "hwtimerctl $1: cannot open $nodev: No such file or directory (is the hwtimer module loaded?)
+hwtimerctl $1: $also"
+}
+# The parsing checks below run on --backend device: a missing device
+# stops them before anything is armed.
 for form in "--device=$nodev" "--device $nodev"; do
 	# shellcheck disable=SC2086 # the form is one or two words
-	run $form info
+	run --backend=device $form info
 	result "$form before the command: ENOENT names the path" enoent info
 	# shellcheck disable=SC2086
-	run info $form
+	run info $form --backend device
 	result "$form after the command" enoent info
 	# shellcheck disable=SC2086
-	run arm 10ms $form
+	run arm 10ms $form --backend=device
 	result "$form after arm's operands" enoent arm
 done
-run arm --every=10ms --count=2 --cancel=1 --boottime "--device=$nodev"
+run arm --every=10ms --count=2 --cancel=1 --boottime "--device=$nodev" \
+	--backend=device
 result "arm: --every=D --count=N --cancel=I accepted" enoent arm
-run arm --every 10ms --count 2 --cancel 1 --device "$nodev"
+run --backend device arm --every 10ms --count 2 --cancel 1 --device "$nodev"
 result "arm: --every D --count N --cancel I accepted" enoent arm
-run batch --at=1s --spread=2s --chunk=100 10 "--device=$nodev"
+run batch --at=1s --spread=2s --chunk=100 10 "--device=$nodev" --backend=device
 result "batch: --at=D --spread=D --chunk=K accepted" enoent batch
-run batch --at 1s --spread 2s --chunk 100 10 --device "$nodev"
+run batch --at 1s --spread 2s --chunk 100 10 --device "$nodev" --backend device
 result "batch: --at D --spread D --chunk K accepted" enoent batch
 run watch --interval=10ms --count=2 --boottime "--device=$nodev"
 result "watch: --interval=D --count=N accepted" enoent watch
 run watch --interval 10ms --once --device "$nodev"
 result "watch: --interval D --once accepted" enoent watch
-run --json arm 10ms --json "--device=$nodev"
+run --json arm 10ms --json "--device=$nodev" --backend device
 result "--json before and after the command" enoent arm
+run --backend timerfd --backend device arm 10ms "--device=$nodev"
+result "--backend: the last one given counts" enoent arm
 usage_case "--device without a value" \
 	"hwtimerctl: option '--device' needs a value" --device
 usage_case "arm --device without a value" \
@@ -287,6 +301,17 @@ result "a device that is not hwtimer: ENOTTY, named" is_fail \
 
 # ---- bad options: one prefix, usage on stderr, exit 2 ----
 
+usage_case "--backend: device, timerfd or auto" \
+	"hwtimerctl: --backend 'bogus': want device, timerfd or auto" \
+	--backend bogus info
+usage_case "arm --backend=: device, timerfd or auto" \
+	"hwtimerctl arm: --backend '': want device, timerfd or auto" \
+	arm 10ms --backend=
+usage_case "arm --backend without a value" \
+	"hwtimerctl arm: option '--backend' needs a value" arm 10ms --backend
+usage_case "watch --backend timerfd: the module's wheel, not there" \
+	"hwtimerctl watch: the timerfd backend has no wheel: watch reads the hwtimer module's (--backend device or auto)" \
+	--backend timerfd watch --once
 usage_case "unknown global option" \
 	"hwtimerctl: unknown option '--bogus'" --bogus info
 usage_case "unknown short global option" "hwtimerctl: unknown option '-x'" -x
@@ -346,7 +371,7 @@ usage_case "batch with two N" "hwtimerctl batch: unexpected argument '20'" \
 # ---- durations ----
 
 for d in 7ns 10us 5µs 250ms 1.5s 2m 3min 1h 0 0.5ms 18446744073709551615ns; do
-	run arm "$d" --device "$nodev"
+	run arm "$d" --device "$nodev" --backend device
 	result "duration '$d' accepted" enoent arm
 done
 for d in 5 1.5 " 5ms" "+5ms" 1e3ms 0x10ms 5parsecs 1.ms .5ms inf nan ms ""; do
@@ -384,8 +409,9 @@ d, = recs
 assert "_" not in d and "_" not in d["params"], d
 assert d["api"] == '"$abi"' and d["event_size"] == 48, d
 assert d["max_pending"] == 100 and d["tick_ns"] == 1000000, d
-assert d["features"] == ["periodic", "boottime", "batch", "eventfd", "timens"], d
+assert d["features"] == ["periodic", "boottime", "batch", "eventfd", "timens", "realtime"], d
 assert d["device"] == "/dev/null" and d["module_version"] == "unknown", d
+assert d["backend"] == "device", d
 assert isinstance(d["params"], dict), d
 for w in ("monotonic", "boottime"):
     for k, v in d[w].items():
@@ -404,12 +430,15 @@ ev = [(r["event"], r["n"]) for r in recs]
 assert ev == [("armed", 1), ("armed", 2), ("armed", 3), ("cancel", 2),
               ("fired", 1), ("fired", 3)], ev
 assert recs[3]["result"] == "cancelled", recs[3]
+assert [r["id"] for r in recs] == ["1", "2", "3", "2", "1", "3"], recs
+assert all(r["backend"] == "device" for r in recs[:3]), recs
 for r in recs[4:]:
     assert r["late_ns"] == 1234 == r["fire_ns"] - r["deadline_ns"], r
     assert r["at_ns"] == r["due_ns"] + r["late_ns"], r
     assert 0 <= r["due_ns"] - r["n"] * 10000000 < 10**9, r'
 }
-result "arm --json: at_ns is the fire time: due_ns + late_ns" arm_json
+result "arm --json: at_ns is the fire time: due_ns + late_ns; ids strings" \
+	arm_json
 fake arm 10ms
 arm_text() {
 	quiet &&
@@ -457,6 +486,7 @@ fake --json batch 80 --at 1ms --spread 1ms --chunk 64
 result "batch --json: one object, numbers as numbers" py_ok '
 d, = recs
 assert d["n"] == 80 and d["chunk"] == 64 and d["max_late_ns"] == 1234, d
+assert d.pop("backend") == "device", d
 assert all(type(v) in (int, float) for v in d.values()), d'
 fake batch 80 --at 1ms --spread 1ms
 result "batch: text report" first_starts "batch: armed 80 timeouts in "
@@ -471,6 +501,136 @@ result "watch --count 2: two samples" lines_match 2 "^monotonic wheel: pending"
 fake watch --once --boottime
 result "watch --once --boottime: one sample of that wheel" lines_match 1 \
 	"^boottime wheel: pending"
+
+# ---- ids past 2^53, as strings ----
+
+# Ids of the module's 512th and later open are past 2^53, where a double
+# (jq, JavaScript) rounds: --json prints each as a string of its digits.
+big=9007199254740992
+fake HWTIMER_FAKE_ID_BASE=$big --json arm 10ms 20ms 30ms --cancel 2
+result "arm --json, ids past 2^53: each id the exact string" py_ok '
+base = '"$big"'
+want = [str(base + k) for k in (1, 2, 3, 2, 1, 3)]
+assert [r["id"] for r in recs] == want, recs'
+big_out=$out
+fake HWTIMER_FAKE_ID_BASE=$big arm 10ms --every 10ms --count 2
+result "arm, ids past 2^53: the text shows the id in hex, exactly" \
+	lines_match 1 "^armed    #1  id 0x20000000000001  in 10.000 ms, every 10.000 ms$"
+
+# ---- the timerfd backend: no module needed ----
+
+# A timerfd context of this process; --device at a missing node, so that
+# auto does not find a device on a host that has the module.
+tfd() { run --device "$nodev" "$@"; }
+
+# fired_sane N: the JSON records of arm are N "armed" then N "fired", each
+# id a string that round-trips, every expiry at or after its deadline
+# (exact: "never early"), which is at least the DURATION after the arm.
+fired_sane() {
+	py_ok '
+n = '"$1"'
+assert [r["event"] for r in recs] == ["armed"] * n + ["fired"] * n, recs
+assert all(r["backend"] == "timerfd" for r in recs[:n]), recs
+ids = [r["id"] for r in recs[:n]]
+assert all(type(i) is str and str(int(i)) == i for i in ids), ids
+assert len(set(ids)) == n, ids
+for r in recs[n:]:
+    assert r["id"] == ids[r["n"] - 1], r
+    assert r["fire_ns"] >= r["deadline_ns"], r
+    assert r["late_ns"] == r["fire_ns"] - r["deadline_ns"], r
+    assert r["due_ns"] >= r["n"] * 10000000, r
+    assert r["at_ns"] == r["due_ns"] + r["late_ns"], r
+    assert r["read_ns"] >= r["at_ns"], r'
+}
+tfd --backend timerfd --json arm 10ms 20ms
+result "--backend timerfd arm 10ms 20ms: two expiries, none early" fired_sane 2
+tfd --json arm 10ms 20ms
+result "auto without a device: arm on timerfd, two expiries, none early" \
+	fired_sane 2
+auto_json=$out
+tfd arm 10ms 20ms --backend timerfd
+tfd_arm_text() {
+	quiet && [ "$(line 1 "$out")" = "backend  timerfd (--backend timerfd)" ] &&
+		[[ $(line 2 "$out") =~ ^armed\ \ \ \ \#1\ \ id\ 0x[0-9a-f]+\ \ in\ 10\.000\ ms$ ]] &&
+		[[ $(line 3 "$out") =~ ^armed\ \ \ \ \#2\ \ id\ 0x[0-9a-f]+\ \ in\ 20\.000\ ms$ ]] &&
+		[ "$(grep -c '^fired    #[12]  at +' <<<"$out")" = 2 ] &&
+		[ "$(wc -l <<<"$out")" = 5 ]
+}
+result "--backend timerfd arm: text names the backend, then two armed, two fired" \
+	tfd_arm_text
+tfd arm 10ms 20ms
+result "auto without a device: the text says timerfd and why" first_is \
+	"backend  timerfd (cannot open $nodev: No such file or directory (is the hwtimer module loaded?))"
+tfd --backend timerfd arm --every 10ms --count 3
+result "--backend timerfd arm --every 10ms --count 3: three expiries" \
+	lines_match 3 "^fired    #1  at +"
+tfd --backend timerfd --json arm 10ms 20ms --cancel 1
+result "--backend timerfd arm --cancel 1: cancelled, the other fires" py_ok '
+ev = [(r["event"], r["n"]) for r in recs]
+assert ev == [("armed", 1), ("armed", 2), ("cancel", 1), ("fired", 2)], ev
+assert recs[2]["result"] == "cancelled" and recs[2]["id"] == recs[0]["id"], recs
+assert recs[3]["fire_ns"] >= recs[3]["deadline_ns"], recs'
+tfd --backend timerfd --json batch 1000
+result "--backend timerfd batch 1000: all read, the backend named" py_ok '
+d, = recs
+assert d["backend"] == "timerfd" and d["n"] == 1000, d
+assert d["max_late_ns"] >= d["avg_late_ns"] >= 0, d'
+batch_json=$out
+tfd batch 1000 --at 10ms --spread 10ms
+tfd_batch_text() {
+	quiet && [[ $(line 1 "$out") == "batch: backend timerfd (cannot open $nodev:"* ]] &&
+		[[ $(line 2 "$out") == "batch: armed 1000 timeouts in "* ]]
+}
+result "auto without a device: batch 1000 on timerfd, text names it" \
+	tfd_batch_text
+tfd --json info
+result "auto without a device: info --json names timerfd and what is missing" py_ok '
+d, = recs
+assert d["backend"] == "timerfd" and d["device"] == "'"$nodev"'", d
+assert d["device_not_used"].startswith("cannot open '"$nodev"'"), d
+assert d["unavailable"] == ["module_version", "params", "monotonic", "boottime"], d
+assert d["max_pending"] > 0 and d["tick_ns"] == 1000000, d
+assert "params" not in d and "monotonic" not in d, d'
+tfd --backend timerfd info
+tfd_info() {
+	first_is "timerfd backend: API $abi, event record 48 bytes" &&
+		grep -q '^backend:  timerfd$' <<<"$out" &&
+		grep -q '^device:   not used: --backend timerfd$' <<<"$out" &&
+		grep -q 'not available without the hwtimer module' <<<"$out"
+}
+result "--backend timerfd info: the backend, and what needs the module" tfd_info
+fake info
+result "info on the device: backend device" lines_match 1 '^backend:  device$'
+
+# ---- ids through jq ----
+
+# ids_jq: every id of the last run's JSON, as jq reads it, is the
+# string printed (no rounding) and a string.
+ids_jq() {
+	local printed parsed
+	printed=$(grep -o '"id": "[0-9]*"' <<<"$out" | cut -d '"' -f 4)
+	parsed=$(jq -r 'select(has("id")) | .id' <<<"$out") || return 1
+	[ -n "$printed" ] && [ "$printed" = "$parsed" ] &&
+		jq -e 'select(has("id")) | .id | type == "string"' <<<"$out" >/dev/null &&
+		[ -z "$(jq -r 'select(has("id") and (.id | type != "string"))' <<<"$out")" ]
+}
+# batch_jq: batch's record, whose values are all below 2^53, reads back
+# the same through jq.
+batch_jq() {
+	[ "$(jq -r '.n, .backend' <<<"$out" | tr '\n' ' ')" = "1000 timerfd " ]
+}
+if command -v jq >/dev/null; then
+	out=$big_out
+	result "jq: arm --json ids past 2^53 read back unchanged" ids_jq
+	out=$auto_json
+	result "jq: arm --json ids of the timerfd backend read back unchanged" ids_jq
+	out=$batch_json
+	result "jq: batch --json reads back" batch_jq
+else
+	for w in "ids past 2^53" "ids of the timerfd backend" "batch --json"; do
+		echo "ok $((n += 1)) jq: $w # SKIP no jq"
+	done
+fi
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -40,8 +40,9 @@ run hwtimerctl watch --once
 step "bad input is refused with a reason"
 run hwtimerctl arm 5 parsecs
 
-step "unload"
+step "unload: the device is gone, and the library's timerfd backend serves"
 run rmmod hwtimer
-run hwtimerctl info
+run hwtimerctl --backend device info
+run hwtimerctl arm 10ms 20ms
 echo
 echo "### demo done"
