@@ -25,9 +25,10 @@
  *
  * Clock part (@clock_count > 0), on a CLOCK_REALTIME wheel: @clock_count
  * one-shots armed 10 min - 1 day ahead on the wall clock; the clock set
- * back an hour and one more timeout armed 100 ms ahead (before the
- * wheel's tick: the base moves the wheel back and cascades everything, in
- * bounded batches), which must run at its deadline, not before; then the
+ * back an hour and two more timeouts armed 100 and 500 ms ahead (before
+ * the wheel's tick: the base moves the wheel back and cascades everything,
+ * in bounded batches), which must run at their deadlines, not before, the
+ * second not when the first's expiry makes the base collect; then the
  * clock set forward two days, past every deadline, so all of them run at
  * once; last, the clock put back where it would have been.
  *
@@ -170,13 +171,14 @@ out_destroy:
 	return ret;
 }
 
-/* The wall-clock time of the rewind probe's deadline, and when it ran. */
-static u64 probe_deadline;
-static u64 probe_ran;
+/* The rewind probes: their wall-clock deadlines, and when each ran. */
+static struct hwtimer_timeout *probes;
+static u64 probe_deadline[2];
+static u64 probe_ran[2];
 
 static void probe_fn(struct hwtimer_timeout *t)
 {
-	WRITE_ONCE(probe_ran, ktime_get_real_ns());
+	WRITE_ONCE(probe_ran[t - probes], ktime_get_real_ns());
 	wake_up(&fired_wq);
 }
 
@@ -189,7 +191,7 @@ static int set_real(u64 ns)
 }
 
 /*
- * The clock part; @ts has room for clock_count + 1. The wall clock is put
+ * The clock part; @ts has room for clock_count + 2. The wall clock is put
  * back to where it would be had it not been set, whatever happens.
  */
 static int clock_part(struct hwtimer_timeout *ts)
@@ -199,14 +201,14 @@ static int clock_part(struct hwtimer_timeout *ts)
 		.flags = HWTIMER_WHEEL_REALTIME,
 	};
 	u64 real0 = ktime_get_real_ns(), mono0 = ktime_get_ns();
-	struct hwtimer_timeout *probe = ts + clock_count;
 	struct hwtimer_wheel *w;
 	ktime_t t0;
-	int ret;
+	int ret, i;
 
 	w = hwtimer_wheel_create(&p);
 	if (IS_ERR(w))
 		return PTR_ERR(w);
+	probes = ts + clock_count;
 	atomic_set(&fired, 0);
 	t0 = ktime_get();
 	ret = arm_range(w, ts, clock_count,
@@ -217,29 +219,40 @@ static int clock_part(struct hwtimer_timeout *ts)
 	pr_info("clock: armed %u realtime one-shots in %u ms\n", clock_count,
 		ms_since(t0));
 	/* The wheel has been at this time: make it move back. */
-	hwtimer_timeout_init(probe, probe_fn, 0);
-	ret = hwtimer_arm(w, probe, 0, 0, 0);
+	hwtimer_timeout_init(&probes[0], probe_fn, 0);
+	hwtimer_timeout_init(&probes[1], probe_fn, 0);
+	ret = hwtimer_arm(w, &probes[0], 0, 0, 0);
 	if (!ret)
-		wait_event_timeout(fired_wq, READ_ONCE(probe_ran), 10 * HZ);
-	WRITE_ONCE(probe_ran, 0);
+		wait_event_timeout(fired_wq, READ_ONCE(probe_ran[0]), 10 * HZ);
+	WRITE_ONCE(probe_ran[0], 0);
 	ret = ret ?: set_real(ktime_get_real_ns() - 3600 * NSEC_PER_SEC);
 	if (ret)
 		goto out;
+	/* The first one's expiry makes the base collect before the second's. */
 	t0 = ktime_get();
-	probe_deadline = ktime_get_real_ns() + 100 * NSEC_PER_MSEC;
-	ret = hwtimer_arm(w, probe, probe_deadline, 0, HWTIMER_ARM_ABS);
+	for (i = 0; i < 2 && !ret; i++) {
+		probe_deadline[i] = ktime_get_real_ns() +
+				    (100 + 400 * i) * NSEC_PER_MSEC;
+		ret = hwtimer_arm(w, &probes[i], probe_deadline[i], 0,
+				  HWTIMER_ARM_ABS);
+	}
 	if (ret)
 		goto out;
-	wait_event_timeout(fired_wq, READ_ONCE(probe_ran), 60 * HZ);
-	pr_info("clock: set back 1 h; a timeout 100 ms ahead ran %lld us after its deadline, %u ms after the arm\n",
-		READ_ONCE(probe_ran) ? (s64)(READ_ONCE(probe_ran) -
-					     probe_deadline) / 1000 : -1LL,
-		ms_since(t0));
-	if (!READ_ONCE(probe_ran) || READ_ONCE(probe_ran) < probe_deadline) {
-		pr_info("result failed: the timeout armed after the clock was set back ran early or never\n");
-		ret = -EIO;
-		goto out;
+	wait_event_timeout(fired_wq, READ_ONCE(probe_ran[1]), 60 * HZ);
+	for (i = 0; i < 2; i++) {
+		u64 ran = READ_ONCE(probe_ran[i]);
+
+		pr_info("clock: set back 1 h; a timeout %u ms ahead ran %lld us after its deadline, %u ms after the arms\n",
+			100 + 400 * i,
+			ran ? (s64)(ran - probe_deadline[i]) / 1000 : -1LL,
+			ms_since(t0));
+		if (!ran || ran < probe_deadline[i]) {
+			pr_info("result failed: a timeout armed after the clock was set back ran early or never\n");
+			ret = -EIO;
+		}
 	}
+	if (ret)
+		goto out;
 	t0 = ktime_get();
 	ret = set_real(ktime_get_real_ns() + 2 * 86400ULL * NSEC_PER_SEC);
 	if (ret)
@@ -325,7 +338,7 @@ out_destroy:
 static int __init irqsoff_init(void)
 {
 	size_t n = max3((size_t)count, (size_t)periodic + CHURN_BATCH,
-			(size_t)clock_count + 1);
+			(size_t)clock_count + 2);
 	struct hwtimer_timeout *ts;
 	int ret = 0;
 
