@@ -45,20 +45,13 @@
 #include <linux/hwtimer.h>
 
 #include "kselftest_harness.h"
+#include "hwtimer_clock.h"
 
 #define DEV		"/dev/hwtimer"
 #define MS		1000000ULL
 #define SEC		1000000000ULL
 /* How long a record may take to come once it is due. */
 #define WAIT_MS		5000
-
-static __u64 now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (__u64)ts.tv_sec * SEC + ts.tv_nsec;
-}
 
 static int set_real(__u64 ns)
 {
@@ -67,38 +60,10 @@ static int set_real(__u64 ns)
 	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
 }
 
-static int arm(int fd, clockid_t c, __u64 deadline, __u64 period,
-	       __u32 flags, __u64 cookie, __u64 *id)
+/* Wait up to @ms for one record; @at: CLOCK_REALTIME after it came. */
+static int rt_event(int fd, struct hwtimer_event *ev, int ms, __u64 *at)
 {
-	struct hwtimer_arm_req r = {
-		.cookie = cookie,
-		.deadline_ns = deadline,
-		.period_ns = period,
-		.clock = c,
-		.flags = flags,
-	};
-
-	if (ioctl(fd, HWTIMER_IOC_ARM, &r))
-		return -errno;
-	if (id)
-		*id = r.id;
-	return 0;
-}
-
-/*
- * Wait up to @ms for one record; @at: CLOCK_REALTIME after it came.
- * Return: 0, -ETIMEDOUT, or -EIO.
- */
-static int next_event(int fd, struct hwtimer_event *ev, int ms, __u64 *at)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, ms) != 1)
-		return -ETIMEDOUT;
-	n = read(fd, ev, sizeof(*ev));
-	*at = now_ns(CLOCK_REALTIME);
-	return n == sizeof(*ev) ? 0 : -EIO;
+	return next_event(fd, ev, ms, CLOCK_REALTIME, at);
 }
 
 FIXTURE(rt) {
@@ -191,7 +156,7 @@ TEST_F(rt, absolute)
 	dl = now_ns(CLOCK_REALTIME) + 100 * MS;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 1,
 			 NULL));
-	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 100 + WAIT_MS, &at));
 	EXPECT_EQ(1ULL, ev.cookie);
 	check_record(_metadata, &ev, at, dl);
 }
@@ -219,7 +184,7 @@ TEST_F(rt, batch_modify)
 	m.deadline_ns = now_ns(CLOCK_REALTIME) + 100 * MS;
 	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_MODIFY, &m));
 	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, m.result);
-	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 100 + WAIT_MS, &at));
 	EXPECT_EQ(2ULL, ev.cookie);
 	check_record(_metadata, &ev, at, m.deadline_ns);
 }
@@ -238,7 +203,7 @@ TEST_F(rt, periodic)
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, period,
 			 HWTIMER_ARM_ABS, 3, NULL));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at));
+		ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at));
 		EXPECT_EQ(0ULL, (ev.deadline_ns - dl) % period)
 			TH_LOG("deadline %llu: not %llu + k periods",
 			       ev.deadline_ns, dl);
@@ -257,7 +222,7 @@ TEST_F(rt, relative_is_monotonic)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 100 * MS, 0, 0, 4, NULL));
 	t1 = now_ns(CLOCK_MONOTONIC);
-	ASSERT_EQ(0, next_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 100 + WAIT_MS, &at));
 	EXPECT_EQ((__u32)CLOCK_MONOTONIC, ev.clock);
 	EXPECT_LE(t0 + 100 * MS, ev.deadline_ns);
 	EXPECT_GE(t1 + 100 * MS, ev.deadline_ns);
@@ -295,7 +260,7 @@ TEST_F(rt, forward)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	if (!step(_metadata, self, 120 * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
-	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at))
+	ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at))
 		TH_LOG("no record %d ms after the clock passed the deadline",
 		       WAIT_MS);
 	TH_LOG("served %llu ms after the clock was set",
@@ -317,10 +282,10 @@ TEST_F(rt, back)
 			 NULL));
 	if (!step(_metadata, self, -2LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
-	EXPECT_EQ(-ETIMEDOUT, next_event(self->fd, &ev, 1000, &at))
+	EXPECT_EQ(-ETIMEDOUT, rt_event(self->fd, &ev, 1000, &at))
 		TH_LOG("served at %llu, %lld ns before its deadline",
 		       ev.fire_ns, (long long)(dl - at));
-	ASSERT_EQ(0, next_event(self->fd, &ev, 2300 + WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 2300 + WAIT_MS, &at));
 	EXPECT_EQ(6ULL, ev.cookie);
 	check_record(_metadata, &ev, at, dl);
 }
@@ -341,7 +306,7 @@ TEST_F(rt, rewind)
 		return;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, now_ns(CLOCK_REALTIME), 0,
 			 HWTIMER_ARM_ABS, 7, NULL));
-	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at));
 	if (!step(_metadata, self, -2LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
 	dl[0] = now_ns(CLOCK_REALTIME) + 100 * MS;
@@ -350,7 +315,7 @@ TEST_F(rt, rewind)
 		ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl[i], 0,
 				 HWTIMER_ARM_ABS, 8 + i, NULL));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, next_event(self->fd, &ev, 500 + WAIT_MS, &at));
+		ASSERT_EQ(0, rt_event(self->fd, &ev, 500 + WAIT_MS, &at));
 		EXPECT_EQ(8ULL + i, ev.cookie);
 		check_record(_metadata, &ev, at, dl[i]);
 	}
@@ -368,7 +333,7 @@ TEST_F(rt, relative_keeps_length)
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, 300 * MS, 0, 0, 10, NULL));
 	if (!step(_metadata, self, -60LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
-	ASSERT_EQ(0, next_event(self->fd, &ev, 300 + WAIT_MS, &at));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 300 + WAIT_MS, &at));
 	EXPECT_EQ(10ULL, ev.cookie);
 	EXPECT_EQ((__u32)CLOCK_MONOTONIC, ev.clock);
 	EXPECT_LE(t0 + 300 * MS, ev.fire_ns);

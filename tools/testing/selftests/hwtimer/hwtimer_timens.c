@@ -42,6 +42,7 @@
 #include <linux/hwtimer.h>
 
 #include "kselftest_harness.h"
+#include "hwtimer_clock.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080
@@ -54,14 +55,6 @@
 #define WAIT_MS		5000
 /* How far ahead the timeouts of a test are armed. */
 #define AHEAD_NS	(100 * MS)
-
-static __u64 now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int write_file(const char *path, const char *s)
 {
@@ -142,38 +135,6 @@ static int dev_open(__u64 *tick, __u64 *features)
 	*tick = api.tick_ns;
 	*features = api.features;
 	return fd;
-}
-
-static int arm(int fd, clockid_t c, __u64 deadline, __u64 period,
-	       __u32 flags, __u64 cookie, __u64 *id)
-{
-	struct hwtimer_arm_req r = {
-		.cookie = cookie,
-		.deadline_ns = deadline,
-		.period_ns = period,
-		.clock = c,
-		.flags = flags,
-	};
-
-	if (ioctl(fd, HWTIMER_IOC_ARM, &r))
-		return -errno;
-	if (id)
-		*id = r.id;
-	return 0;
-}
-
-/* Wait up to WAIT_MS for one record; @at: the clock of @c after it came. */
-static int next_event(int fd, struct hwtimer_event *ev, clockid_t c,
-		      __u64 *at)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	if (poll(&p, 1, WAIT_MS) != 1)
-		return -ETIMEDOUT;
-	n = read(fd, ev, sizeof(*ev));
-	*at = now_ns(c);
-	return n == sizeof(*ev) ? 0 : -EIO;
 }
 
 FIXTURE(ns) {
@@ -283,7 +244,7 @@ static void abs_and_rel(struct __test_metadata *_metadata, int fd,
 		ASSERT_EQ(0, arm(fd, c, AHEAD_NS, 0, 0, 2, NULL));
 		t1 = now_ns(c);
 		for (i = 0; i < 2; i++) {
-			ASSERT_EQ(0, next_event(fd, &ev, c, &at))
+			ASSERT_EQ(0, next_event(fd, &ev, WAIT_MS, c, &at))
 				TH_LOG("record %d of 2 not in %d ms", i + 1,
 				       WAIT_MS);
 			ASSERT_TRUE(ev.cookie == 1 || ev.cookie == 2);
@@ -339,7 +300,7 @@ TEST_F(ns, long_past)
 		return;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC, 1, 0, HWTIMER_ARM_ABS, 5,
 			 NULL));
-	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, CLOCK_MONOTONIC, &at))
 		TH_LOG("a past deadline did not fire in %d ms", WAIT_MS);
 	EXPECT_EQ(5ULL, ev.cookie);
 	EXPECT_EQ(variant->behind ? 1ULL : 0ULL, ev.deadline_ns);
@@ -363,7 +324,7 @@ TEST_F(ns, modify_abs)
 	m.deadline_ns = dl;
 	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_MODIFY, &m));
 	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, m.result);
-	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, CLOCK_MONOTONIC, &at))
 		TH_LOG("no record in %d ms", WAIT_MS);
 	EXPECT_EQ(7ULL, ev.cookie);
 	check_record(_metadata, &ev, at, dl, CLOCK_MONOTONIC);
@@ -407,7 +368,7 @@ TEST_F(ns, batch)
 	ASSERT_EQ(0U, b.failed);
 	ASSERT_EQ((__u32)HWTIMER_RESULT_MODIFIED, ops[2].result);
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_MONOTONIC, &at))
+		ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, CLOCK_MONOTONIC, &at))
 			TH_LOG("record %d of 2 not in %d ms", i + 1, WAIT_MS);
 		ASSERT_GT(2ULL, ev.cookie);
 		c = ev.cookie ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
@@ -433,7 +394,7 @@ TEST_F(ns, periodic)
 	ASSERT_EQ(0, arm(self->fd, CLOCK_BOOTTIME, dl, period,
 			 HWTIMER_ARM_ABS, 3, &id));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_BOOTTIME, &at))
+		ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, CLOCK_BOOTTIME, &at))
 			TH_LOG("record %d not in %d ms", i + 1, WAIT_MS);
 		EXPECT_LE(dl, ev.deadline_ns);
 		EXPECT_EQ(0ULL, (ev.deadline_ns - dl) % period)
@@ -444,7 +405,7 @@ TEST_F(ns, periodic)
 	}
 	/* Unread for four periods: the record counts them, on this clock. */
 	usleep(4 * period / 1000);
-	ASSERT_EQ(0, next_event(self->fd, &ev, CLOCK_BOOTTIME, &at));
+	ASSERT_EQ(0, next_event(self->fd, &ev, WAIT_MS, CLOCK_BOOTTIME, &at));
 	EXPECT_LE(3ULL, ev.overruns);
 	EXPECT_GE(at, ev.deadline_ns);
 	EXPECT_GE(ev.deadline_ns + period, at - 2 * self->tick)
@@ -492,7 +453,7 @@ TEST_F(ns, ring)
 		TH_LOG("RING_SETUP: %s", strerror(errno));
 	m = mmap(NULL, s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 self->fd, 0);
-	ASSERT_NE(MAP_FAILED, m);
+	ASSERT_TRUE(m != MAP_FAILED) TH_LOG("mmap: %s", strerror(errno));
 	cq_head = (__u32 *)(m + s.cq_head);
 	cq_tail = (__u32 *)(m + s.cq_tail);
 	/* Slot 1 far away, then moved to a near absolute time. */
@@ -572,7 +533,7 @@ TEST(opener_clock)
 					 HWTIMER_ARM_ABS, i, NULL));
 		t1 = now_ns(CLOCK_MONOTONIC);
 		for (i = 0; i < 2; i++) {
-			ASSERT_EQ(0, next_event(fd[i], &ev, CLOCK_MONOTONIC,
+			ASSERT_EQ(0, next_event(fd[i], &ev, WAIT_MS, CLOCK_MONOTONIC,
 						&at))
 				TH_LOG("context %d: no record in %d ms", i,
 				       WAIT_MS);
