@@ -8,9 +8,11 @@
  * is an entry written into the submission ring; the kernel drains the ring
  * every tick, and is asked to (HWTIMER_IOC_ENTER) only when it says it
  * stopped (NEED_WAKEUP). Other timeouts go through BATCH as before, behind
- * the same calls: CLOCK_BOOTTIME ones, arms while every slot is in use,
- * and periodic ones, whose unread expiries the library promises to fold
- * into one record (the completion ring has a record per period).
+ * the same calls: CLOCK_BOOTTIME ones, CLOCK_REALTIME ones (which the
+ * rings refuse; relative ones too, which the kernel runs and reports on
+ * CLOCK_MONOTONIC), arms while every slot is in use, and periodic ones,
+ * whose unread expiries the library promises to fold into one record
+ * (the completion ring has a record per period).
  *
  * The library owns the slots. A timeout on the rings has an id made of the
  * rings' id tag (bits 63..44), which the kernel hands out at setup and no

@@ -5,8 +5,14 @@
  * The same model as the device (chardev/hwtimer_chardev.c) in one
  * process: a table of timeouts found by id, a min-heap of deadlines per
  * clock, each heap's earliest deadline on a timerfd of that clock, and a
- * FIFO of timeouts whose record waits to be read. Both timerfds sit in one
- * epoll fd, which hwtimer_fd() returns.
+ * FIFO of timeouts whose record waits to be read. The three timerfds sit
+ * in one epoll fd, which hwtimer_fd() returns.
+ *
+ * CLOCK_REALTIME is the device's too: an absolute deadline goes on the
+ * realtime heap, whose timerfd (absolute, on CLOCK_REALTIME) the kernel
+ * fires when the clock is set forward past it and not before the clock
+ * reaches it when set back; a relative one goes on the monotonic heap,
+ * and its records say CLOCK_MONOTONIC.
  *
  * Nothing expires by itself: every call first serves the deadlines that
  * clock_gettime() says have passed, so a timeout is never served before
@@ -63,7 +69,13 @@
 #define FB_MAX_LIVE	262144U
 
 /* Clocks by index: each has its heap and timerfd. */
-static const clockid_t fb_clocks[2] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME };
+#define FB_MONO		0
+#define FB_BOOTTIME	1
+#define FB_REALTIME	2
+#define FB_NCLOCKS	3
+static const clockid_t fb_clocks[FB_NCLOCKS] = {
+	CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME
+};
 
 /* Tags of contexts of this process; a tag is never 0. */
 static atomic_uint fb_tags;
@@ -157,9 +169,9 @@ struct hwt_fb {
 	uint64_t cancelled;
 	uint64_t read;
 	uint64_t tag;
-	struct fb_heap heap[2];
-	int tfd[2];
-	uint64_t armed_at[2];
+	struct fb_heap heap[FB_NCLOCKS];
+	int tfd[FB_NCLOCKS];
+	uint64_t armed_at[FB_NCLOCKS];
 	unsigned int proc;
 	int efd;
 	int nep;
@@ -389,6 +401,21 @@ static void tfd_sync(struct hwt_fb *fb, unsigned int ci, bool stale)
 		tfd_set(fb, ci, min);
 }
 
+/*
+ * Whether clock @ci's timerfd went off though its clock reads before the
+ * time it is set to: only the realtime one, set back after it fired. Its
+ * expiry count is taken, so it polls readable no longer; left alone, it
+ * would until the clock reached that time again. A read() per call while
+ * a realtime deadline is set: the price of a clock that moves back.
+ */
+static bool tfd_went_off(struct hwt_fb *fb, unsigned int ci)
+{
+	uint64_t ticks;
+
+	return ci == FB_REALTIME &&
+	       read(fb->tfd[ci], &ticks, sizeof(ticks)) == sizeof(ticks);
+}
+
 /* Serve every deadline of clock @ci that has passed. */
 static void serve_due(struct hwt_fb *fb, unsigned int ci)
 {
@@ -400,6 +427,15 @@ static void serve_due(struct hwt_fb *fb, unsigned int ci)
 	if (!hp->len && !fb->armed_at[ci])
 		return;
 	now = hwtimer__now(fb_clocks[ci]);
+	if (fb->armed_at[ci] && fb->armed_at[ci] > now &&
+	    tfd_went_off(fb, ci)) {
+		/*
+		 * The clock reached the timerfd's time and was set back
+		 * before this call: what was due then is served as of then,
+		 * as the device's wheel served it.
+		 */
+		now = fb->armed_at[ci];
+	}
 	if (fb->armed_at[ci] && fb->armed_at[ci] <= now) {
 		fb->armed_at[ci] = 0;
 		stale = true;
@@ -415,8 +451,8 @@ static void serve_due(struct hwt_fb *fb, unsigned int ci)
 /* Records wait: make hwtimer_fd() readable (and the notifier signal). */
 static void keep_ready(struct hwt_fb *fb)
 {
-	if (fb->ev_head != NONE && fb->armed_at[0] != 1)
-		tfd_set(fb, 0, 1);
+	if (fb->ev_head != NONE && fb->armed_at[FB_MONO] != 1)
+		tfd_set(fb, FB_MONO, 1);
 }
 
 /* ---- eventfd notifier ---- */
@@ -430,17 +466,17 @@ struct notify_arg {
 static void *notify_main(void *p)
 {
 	struct notify_arg a = *(struct notify_arg *)p;
-	struct epoll_event evs[3];
+	struct epoll_event evs[FB_NCLOCKS + 1];
 	uint64_t one = 1;
 	bool signal;
 	int i, n;
 
 	free(p);
 	for (;;) {
-		n = epoll_wait(a.ep, evs, 3, -1);
+		n = epoll_wait(a.ep, evs, FB_NCLOCKS + 1, -1);
 		signal = false;
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.u32 == 2)
+			if (evs[i].data.u32 == FB_NCLOCKS)
 				return NULL;
 			signal = true;
 		}
@@ -464,8 +500,8 @@ static int notify_start(struct hwt_fb *fb)
 	fb->nstop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (fb->nep < 0 || fb->nstop < 0)
 		goto err;
-	for (ev.data.u32 = 0; ev.data.u32 < 3; ev.data.u32++)
-		if (epoll_ctl(fb->nep, EPOLL_CTL_ADD, ev.data.u32 < 2 ?
+	for (ev.data.u32 = 0; ev.data.u32 <= FB_NCLOCKS; ev.data.u32++)
+		if (epoll_ctl(fb->nep, EPOLL_CTL_ADD, ev.data.u32 < FB_NCLOCKS ?
 			      fb->tfd[ev.data.u32] : fb->nstop, &ev))
 			goto err;
 	a->ep = fb->nep;
@@ -518,7 +554,7 @@ static int fds_open(struct hwtimer *h)
 	h->fd = epoll_create1(EPOLL_CLOEXEC);
 	if (h->fd < 0)
 		return -errno;
-	for (ci = 0; ci < 2; ci++) {
+	for (ci = 0; ci < FB_NCLOCKS; ci++) {
 		fb->armed_at[ci] = 0;
 		fb->tfd[ci] = timerfd_create(fb_clocks[ci],
 					     TFD_CLOEXEC | TFD_NONBLOCK);
@@ -535,7 +571,7 @@ static void fds_close(struct hwtimer *h)
 {
 	unsigned int ci;
 
-	for (ci = 0; ci < 2; ci++)
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		if (h->fb->tfd[ci] >= 0)
 			close(h->fb->tfd[ci]);
 	if (h->fd >= 0)
@@ -558,15 +594,15 @@ static int fb_enter(struct hwtimer *h)
 		notify_stop(fb, false);
 		fds_close(h);
 		h->fd = -1;
-		fb->tfd[0] = -1;
-		fb->tfd[1] = -1;
+		for (ci = 0; ci < FB_NCLOCKS; ci++)
+			fb->tfd[ci] = -1;
 		r = fds_open(h);
 		if (!r && fb->efd >= 0)
 			r = notify_start(fb);
 		if (r)
 			return r;
 	}
-	for (ci = 0; ci < 2; ci++)
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		serve_due(fb, ci);
 	return 0;
 }
@@ -574,6 +610,7 @@ static int fb_enter(struct hwtimer *h)
 int hwtimer__timerfd_init(struct hwtimer *h)
 {
 	struct hwt_fb *fb = calloc(1, sizeof(*fb));
+	unsigned int ci;
 	uint64_t tag;
 	int r;
 
@@ -582,11 +619,12 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	h->fb = fb;
 	h->be = &hwtimer__timerfd;
 	h->fd = -1;
-	fb->tfd[0] = -1;
-	fb->tfd[1] = -1;
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
+		fb->tfd[ci] = -1;
 	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
 	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
-		      HWTIMER_FEATURE_BATCH | HWTIMER_FEATURE_EVENTFD;
+		      HWTIMER_FEATURE_BATCH | HWTIMER_FEATURE_EVENTFD |
+		      HWTIMER_FEATURE_REALTIME;
 	/* What the device would answer with the same limits; no ioctls. */
 	memset(&h->api, 0, sizeof(h->api));
 	h->api.api = HWTIMER_API;
@@ -621,10 +659,14 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 
 	if (op->flags & ~HWTIMER_ARM_ABS)
 		return -EINVAL;
-	if (op->clock == CLOCK_MONOTONIC)
-		ci = 0;
+	/* A relative deadline on CLOCK_REALTIME runs on CLOCK_MONOTONIC. */
+	if (op->clock == CLOCK_MONOTONIC ||
+	    (op->clock == CLOCK_REALTIME && !(op->flags & HWTIMER_ARM_ABS)))
+		ci = FB_MONO;
 	else if (op->clock == CLOCK_BOOTTIME)
-		ci = 1;
+		ci = FB_BOOTTIME;
+	else if (op->clock == CLOCK_REALTIME)
+		ci = FB_REALTIME;
 	else
 		return -EINVAL;
 	if (op->period_ns && op->period_ns < h->tick_ns)
@@ -745,7 +787,7 @@ static int fb_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
 		else
 			op->status = -EINVAL;
 	}
-	for (ci = 0; ci < 2; ci++)
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		tfd_sync(h->fb, ci, false);
 	keep_ready(h->fb);
 	return 0;
@@ -830,7 +872,7 @@ static int fb_read(struct hwtimer *h, struct hwtimer_event *evs,
 		fb->queued--;
 	}
 	fb->read += n;
-	for (ci = 0; ci < 2; ci++)
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		tfd_sync(fb, ci, false);
 	keep_ready(fb);
 	return n ? (int)n : -EAGAIN;
@@ -892,15 +934,18 @@ static int fb_set_eventfd(struct hwtimer *h, int efd)
 static int fb_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 {
 	struct hwt_fb *fb = h->fb;
+	unsigned int ci;
 	int r;
 
-	if (st->clock != CLOCK_MONOTONIC && st->clock != CLOCK_BOOTTIME)
+	if (st->clock != CLOCK_MONOTONIC && st->clock != CLOCK_BOOTTIME &&
+	    st->clock != CLOCK_REALTIME)
 		return -EINVAL;
 	r = fb_enter(h);
 	if (r)
 		return r;
 	keep_ready(fb);
-	st->ctx_pending = fb->heap[0].len + fb->heap[1].len;
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
+		st->ctx_pending += fb->heap[ci].len;
 	st->ctx_queued = fb->queued;
 	st->ctx_live = fb->live;
 	st->ctx_max_pending = FB_MAX_LIVE;
@@ -914,12 +959,14 @@ static int fb_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 
 static void fb_close(struct hwtimer *h)
 {
+	unsigned int ci;
+
 	notify_stop(h->fb, h->fb->proc == hwtimer__proc());
 	if (h->fb->efd >= 0)
 		close(h->fb->efd);
 	fds_close(h);
-	free(h->fb->heap[0].slot);
-	free(h->fb->heap[1].slot);
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
+		free(h->fb->heap[ci].slot);
 	free(h->fb->t);
 	free(h->fb);
 }

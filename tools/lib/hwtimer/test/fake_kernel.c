@@ -305,7 +305,8 @@ static long fake_stats(int fd, struct hwtimer_stats_req *st)
 	uint32_t i, clock = st->clock;
 
 	if (st->flags || !words_zero(st->reserved, 2) ||
-	    (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME))
+	    (clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
+	     clock != CLOCK_REALTIME))
 		return -EINVAL;
 	memset(st, 0, sizeof(*st));
 	st->clock = clock;

@@ -8,14 +8,20 @@
  *
  *	HWTIMER_IOC_API		every feature, a 1 ms tick, the module's
  *				default ctx_max_pending
- *	HWTIMER_IOC_RING_SETUP	checked as the driver checks it; the layout
- *				of chardev/hwtimer_ring.c
+ *	HWTIMER_IOC_RING_SETUP	checked as the driver checks it (on
+ *				CLOCK_MONOTONIC or CLOCK_BOOTTIME); the
+ *				layout of chardev/hwtimer_ring.c
  *	mmap()			of the device at offset 0: the rings, a
  *				zeroed region of the heap; other fds: ENODEV
  *	HWTIMER_IOC_ENTER	a drain, at once (below)
  *	HWTIMER_IOC_STATS	the context's counters, as the driver keeps
- *				them for a context with rings alone
+ *				them for a context with rings alone, on any
+ *				of the driver's clocks (CLOCK_REALTIME too)
  *	anything else		ENOTTY
+ *
+ * So what the library sends through HWTIMER_IOC_BATCH, the arms that are
+ * not the rings' (CLOCK_BOOTTIME, CLOCK_REALTIME, periodic), fails with
+ * ENOTTY here: the stand-in serves the rings, nothing else.
  *
  * A drain consumes the submission ring from the kernel's head to the
  * user's tail, while the completion ring has room: an ARM of an idle slot

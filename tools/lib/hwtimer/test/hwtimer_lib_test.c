@@ -96,6 +96,12 @@ static bool on_device(struct hwtimer *h)
 	return !strcmp(hwtimer_backend(h), "device");
 }
 
+/* CLOCK_REALTIME is served; without it, the device refuses it (EINVAL). */
+static bool has_realtime(struct hwtimer *h)
+{
+	return hwtimer_features(h) & HWTIMER_FEATURE_REALTIME;
+}
+
 /* The next expiry within @ns, copied; false if none came. */
 static bool next_event(struct hwtimer *h, struct hwtimer_event *out,
 		       uint64_t ns)
@@ -279,8 +285,15 @@ static void t_stats(void)
 	else
 		ok(!st.armed && !st.fired && !st.pending && !st.lateness[0],
 		   "timerfd wheel counters not 0");
+	/* The realtime wheel's, with the same context's counters. */
 	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
-	ok(r == -EINVAL, "CLOCK_REALTIME: %d", r);
+	if (has_realtime(h))
+		ok(!r && st.clock == CLOCK_REALTIME && st.ctx_armed == 5 &&
+		   st.ctx_pending == 1 && st.tick_ns == hwtimer_tick_ns(h),
+		   "stats realtime: %d, armed %" PRIu64 " pending %" PRIu64,
+		   r, (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending);
+	else
+		ok(r == -EINVAL, "CLOCK_REALTIME without the feature: %d", r);
 	hwtimer_close(h);
 }
 
@@ -692,6 +705,255 @@ out:
 	hwtimer_close(h);
 }
 
+/*
+ * Without HWTIMER_FEATURE_REALTIME (an older module) CLOCK_REALTIME is
+ * refused, relative or absolute: say so, check it, and skip.
+ */
+static bool realtime_or_skip(struct hwtimer *h)
+{
+	struct hwtimer_stats_req st;
+	uint64_t id = 0;
+	int r;
+
+	if (has_realtime(h))
+		return true;
+	r = hwtimer_arm(h, CLOCK_REALTIME, now_ns(CLOCK_REALTIME) + MS, 0,
+			HWTIMER_ARM_ABS, 1, &id);
+	ok(r == -EINVAL && !id, "absolute CLOCK_REALTIME, no feature: %d", r);
+	r = hwtimer_arm(h, CLOCK_REALTIME, MS, 0, 0, 1, &id);
+	ok(r == -EINVAL && !id, "relative CLOCK_REALTIME, no feature: %d", r);
+	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
+	ok(r == -EINVAL, "stats of CLOCK_REALTIME, no feature: %d", r);
+	skip("no HWTIMER_FEATURE_REALTIME");
+	return false;
+}
+
+/*
+ * An absolute CLOCK_REALTIME deadline: the record says CLOCK_REALTIME and
+ * the deadline as armed (exact), never early on the wall clock (exact, as
+ * nothing sets the clock here), at most LATE_MAX_NS late. A MODIFY with a
+ * relative deadline counts from the wall clock's now and keeps the clock.
+ */
+static void t_realtime_abs(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t dl, t0, id;
+	int r;
+
+	if (!h)
+		return;
+	if (!realtime_or_skip(h))
+		goto out;
+	dl = now_ns(CLOCK_REALTIME) + 20 * MS;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 3, &id),
+		"arm"))
+		goto out;
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "no expiry"))
+		goto out;
+	ok(ev.clock == CLOCK_REALTIME, "clock %u", ev.clock);
+	ok(ev.deadline_ns == dl, "record deadline %" PRIu64 " armed %" PRIu64,
+	   (uint64_t)ev.deadline_ns, dl);
+	ok(now_ns(CLOCK_REALTIME) >= dl && ev.fire_ns >= ev.deadline_ns,
+	   "early on CLOCK_REALTIME: fire %" PRIu64 " deadline %" PRIu64,
+	   (uint64_t)ev.fire_ns, dl);
+	ok(ev.fire_ns - dl < LATE_MAX_NS, "%" PRIu64 " ms late",
+	   (uint64_t)(ev.fire_ns - dl) / MS);
+	ok(hwtimer_event_last(&ev) && !ev.overruns, "flags %#x", ev.flags);
+	/* An hour away, then moved to 20 ms from the wall clock's now. */
+	dl = now_ns(CLOCK_REALTIME) + 3600000 * MS;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 4, &id),
+		"arm an hour away"))
+		goto out;
+	t0 = now_ns(CLOCK_REALTIME);
+	r = hwtimer_modify(h, id, 20 * MS, 0);
+	ok(r == HWTIMER_RESULT_MODIFIED, "modify: %d", r);
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "modified: none"))
+		goto out;
+	ok(ev.clock == CLOCK_REALTIME && ev.deadline_ns >= t0 + 20 * MS &&
+	   ev.deadline_ns < t0 + 20 * MS + LATE_MAX_NS &&
+	   ev.fire_ns >= ev.deadline_ns,
+	   "modified: clock %u, deadline %" PRId64 " ns after the modify",
+	   ev.clock, (int64_t)(ev.deadline_ns - t0));
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * A relative CLOCK_REALTIME arm runs on CLOCK_MONOTONIC: its record says
+ * CLOCK_MONOTONIC, with a deadline on that clock, 20 ms after the arm
+ * (1 s tolerance for the time the arm takes: see the top), never early.
+ */
+static void t_realtime_rel(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_event ev;
+	uint64_t t0, id;
+
+	if (!h)
+		return;
+	if (!realtime_or_skip(h))
+		goto out;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, 20 * MS, 0, 0, 5, &id), "arm"))
+		goto out;
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "no expiry"))
+		goto out;
+	ok(ev.clock == CLOCK_MONOTONIC, "clock %u", ev.clock);
+	ok(ev.deadline_ns >= t0 + 20 * MS &&
+	   ev.deadline_ns < t0 + 20 * MS + LATE_MAX_NS,
+	   "deadline %" PRId64 " ns after the arm on CLOCK_MONOTONIC",
+	   (int64_t)(ev.deadline_ns - t0));
+	ok(now_ns(CLOCK_MONOTONIC) >= ev.deadline_ns &&
+	   ev.fire_ns >= ev.deadline_ns, "early on CLOCK_MONOTONIC");
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * A periodic absolute CLOCK_REALTIME timeout: every record's deadline is
+ * the first plus a whole number of periods, exactly the expiries it and
+ * the records before it cover, and on the wall clock.
+ */
+static void t_realtime_periodic(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	uint64_t id, first, n = 0, period = 20 * MS;
+	struct hwtimer_event ev;
+	int i, r;
+
+	if (!h)
+		return;
+	if (!realtime_or_skip(h))
+		goto out;
+	if (period < hwtimer_tick_ns(h))
+		period = hwtimer_tick_ns(h);
+	first = now_ns(CLOCK_REALTIME) + period;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, first, period, HWTIMER_ARM_ABS,
+			     6, &id), "arm"))
+		goto out;
+	for (i = 0; i < 4; i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "expiry %d", i))
+			goto out;
+		n += 1 + ev.overruns;
+		ok(ev.clock == CLOCK_REALTIME && !ev.flags, "clock %u flags %#x",
+		   ev.clock, ev.flags);
+		ok(ev.deadline_ns == first + (n - 1) * period,
+		   "expiry %d: deadline first + %" PRId64 " ns, %" PRIu64
+		   " periods passed", i, (int64_t)(ev.deadline_ns - first), n);
+		ok(ev.fire_ns >= ev.deadline_ns &&
+		   now_ns(CLOCK_REALTIME) >= ev.deadline_ns, "expiry %d early", i);
+	}
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * CLOCK_REALTIME in a submitted queue, between monotonic ops (on the
+ * device they go through BATCH, never the rings): an absolute one keeps
+ * its clock and deadline, a relative one runs on CLOCK_MONOTONIC.
+ */
+static void t_realtime_batch(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_result res[4];
+	struct hwtimer_event ev;
+	uint64_t dl, t0, seen = 0;
+	unsigned int i;
+	int r;
+
+	if (!h)
+		return;
+	if (!realtime_or_skip(h))
+		goto out;
+	memset(res, 0xaa, sizeof(res));
+	t0 = now_ns(CLOCK_MONOTONIC);
+	dl = now_ns(CLOCK_REALTIME) + 30 * MS;
+	r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 0, &res[0]);
+	r |= hwtimer_prep_arm(h, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 1,
+			      &res[1]);
+	r |= hwtimer_prep_arm(h, CLOCK_REALTIME, 20 * MS, 0, 0, 2, &res[2]);
+	r |= hwtimer_prep_arm(h, CLOCK_MONOTONIC, 40 * MS, 0, 0, 3, &res[3]);
+	if (!ok(!r, "prep: %d", r))
+		goto out;
+	r = hwtimer_submit(h);
+	ok(!r, "submit: %d failed", r);
+	for (i = 0; i < 4; i++)
+		ok(!res[i].status && res[i].id, "arm %u: %d", i, res[i].status);
+	for (i = 0; i < 4; i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS) && ev.cookie < 4 &&
+			!(seen & 1ULL << ev.cookie), "expiry %u", i))
+			goto out;
+		seen |= 1ULL << ev.cookie;
+		ok(ev.id == res[ev.cookie].id && ev.fire_ns >= ev.deadline_ns,
+		   "%" PRIu64 ": id or early", (uint64_t)ev.cookie);
+		if (ev.cookie == 1)
+			ok(ev.clock == CLOCK_REALTIME && ev.deadline_ns == dl,
+			   "absolute: clock %u deadline %" PRIu64 " armed %"
+			   PRIu64, ev.clock, (uint64_t)ev.deadline_ns, dl);
+		else
+			ok(ev.clock == CLOCK_MONOTONIC &&
+			   ev.deadline_ns >= t0 + 10 * MS &&
+			   ev.deadline_ns < t0 + 40 * MS + LATE_MAX_NS,
+			   "%" PRIu64 ": clock %u deadline %" PRId64
+			   " ns after the submit", (uint64_t)ev.cookie,
+			   ev.clock, (int64_t)(ev.deadline_ns - t0));
+	}
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * Stats of CLOCK_REALTIME: the context's counters, as on the other
+ * clocks, with a relative and an absolute CLOCK_REALTIME timeout pending;
+ * the device's realtime wheel has at least the absolute one, the timerfd
+ * backend's wheel counters are 0.
+ */
+static void t_realtime_stats(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_stats_req st;
+	uint64_t a, b;
+	int r;
+
+	if (!h)
+		return;
+	if (!realtime_or_skip(h))
+		goto out;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME,
+			     now_ns(CLOCK_REALTIME) + 3600000 * MS, 0,
+			     HWTIMER_ARM_ABS, 1, &a) &&
+		!hwtimer_arm(h, CLOCK_REALTIME, 3600000 * MS, 0, 0, 2, &b),
+		"arm"))
+		goto out;
+	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
+	ok(!r && st.clock == CLOCK_REALTIME, "stats: %d clock %u", r, st.clock);
+	ok(st.ctx_armed == 2 && st.ctx_pending == 2 && st.ctx_live == 2 &&
+	   !st.ctx_fired && st.ctx_max_pending > 0 &&
+	   st.tick_ns == hwtimer_tick_ns(h), "armed %" PRIu64 " pending %"
+	   PRIu64 " live %" PRIu64 " fired %" PRIu64 " tick %" PRIu64,
+	   (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending,
+	   (uint64_t)st.ctx_live, (uint64_t)st.ctx_fired,
+	   (uint64_t)st.tick_ns);
+	if (on_device(h))
+		ok(st.armed >= 1 && st.pending >= 1, "realtime wheel: armed %"
+		   PRIu64 " pending %" PRIu64, (uint64_t)st.armed,
+		   (uint64_t)st.pending);
+	else
+		ok(!st.armed && !st.pending && !st.fired,
+		   "timerfd wheel counters not 0");
+	ok(hwtimer_cancel(h, a) == HWTIMER_RESULT_CANCELLED &&
+	   hwtimer_cancel(h, b) == HWTIMER_RESULT_CANCELLED, "cancel");
+	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
+	ok(!r && !st.ctx_pending && st.ctx_cancelled == 2,
+	   "after cancel: %d pending %" PRIu64 " cancelled %" PRIu64, r,
+	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_cancelled);
+out:
+	hwtimer_close(h);
+}
+
 /* Past absolute deadlines fire at once; UINT64_MAX ones never wrap. */
 static void t_past_and_max(void)
 {
@@ -730,8 +992,12 @@ static void t_bad_args(void)
 	ok(r == -EINVAL && !id, "unknown flag: %d", r);
 	r = hwtimer_arm(h, CLOCK_MONOTONIC, MS, hwtimer_tick_ns(h) - 1, 0, 0, &id);
 	ok(r == -EINVAL && !id, "period below the tick: %d", r);
-	r = hwtimer_arm(h, CLOCK_REALTIME, MS, 0, 0, 0, &id);
-	ok(r == -EINVAL && !id, "CLOCK_REALTIME: %d", r);
+	r = hwtimer_arm(h, CLOCK_TAI, MS, 0, 0, 0, &id);
+	ok(r == -EINVAL && !id, "CLOCK_TAI: %d", r);
+	if (!has_realtime(h)) {
+		r = hwtimer_arm(h, CLOCK_REALTIME, MS, 0, HWTIMER_ARM_ABS, 0, &id);
+		ok(r == -EINVAL && !id, "CLOCK_REALTIME, no feature: %d", r);
+	}
 	r = hwtimer_modify(h, 12345, MS, 0x40);
 	ok(r == -EINVAL, "modify flag: %d", r);
 	ok(quiet_for(h, 50), "something was armed");
@@ -1192,6 +1458,11 @@ static const struct {
 	{ t_periodic_overruns, "periodic unread: overruns in one record" },
 	{ t_periodic_cancel, "periodic cancel: waiting record comes, LAST" },
 	{ t_boottime, "CLOCK_BOOTTIME: never early on it" },
+	{ t_realtime_abs, "CLOCK_REALTIME absolute: its clock, deadline as armed" },
+	{ t_realtime_rel, "CLOCK_REALTIME relative: runs on CLOCK_MONOTONIC" },
+	{ t_realtime_periodic, "CLOCK_REALTIME periodic: first + whole periods" },
+	{ t_realtime_batch, "CLOCK_REALTIME in a submit, beside monotonic arms" },
+	{ t_realtime_stats, "stats of CLOCK_REALTIME: the context's counters" },
 	{ t_past_and_max, "past deadline at once, UINT64_MAX never" },
 	{ t_bad_args, "bad flags, clock, period below the tick: -EINVAL" },
 	{ t_peek_wait, "peek does not wait, wait times out with -ETIME" },

@@ -6,8 +6,9 @@
  * expiries back one by one. It runs on one of two backends:
  *
  *	"device"	/dev/hwtimer, the hwtimer kernel module (hwtimer(4))
- *	"timerfd"	a userspace heap of deadlines per clock on two
- *			timerfds, when the device is missing or when asked for
+ *	"timerfd"	a userspace heap of deadlines per clock, each on a
+ *			timerfd of its clock, when the device is missing or
+ *			when asked for
  *
  * so a program can depend on the library whether or not the module is
  * loaded. Both backends give the same results for the same calls: a
@@ -16,11 +17,20 @@
  * function (eventfd counts, fork).
  *
  * The vocabulary is the ABI's, from <linux/hwtimer.h>: a timeout runs on
- * CLOCK_MONOTONIC or CLOCK_BOOTTIME, its deadline is relative unless
- * HWTIMER_ARM_ABS is given, cancel and modify answer HWTIMER_RESULT_*,
- * and expiries are the kernel's own records, struct hwtimer_event, whose
- * @cookie is the user data given at arm time (the helpers at the end of
- * this file read the rest).
+ * CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME, its deadline is
+ * relative unless HWTIMER_ARM_ABS is given, cancel and modify answer
+ * HWTIMER_RESULT_*, and expiries are the kernel's own records, struct
+ * hwtimer_event, whose @cookie is the user data given at arm time (the
+ * helpers at the end of this file read the rest).
+ *
+ * Clocks, as <linux/hwtimer.h> has them, on both backends: an absolute
+ * CLOCK_REALTIME deadline is a wall-clock time that follows every setting
+ * of the clock (set forward past it, it expires at once; set back, never
+ * before the clock reaches it again; a periodic one keeps its first
+ * deadline plus whole periods on the wall clock); a relative one runs on
+ * CLOCK_MONOTONIC, and its records say CLOCK_MONOTONIC. Modify keeps the
+ * timeout's clock. CLOCK_REALTIME needs %HWTIMER_FEATURE_REALTIME: a
+ * module without it refuses the clock with -EINVAL.
  *
  * Errors: functions return 0 (or a count) on success and a negative errno
  * on failure, as liburing does; errno is not set, except by hwtimer_open().
@@ -75,7 +85,8 @@ struct hwtimer_result {
  * handshake; when the device is missing or not accessible (ENOENT, ENODEV,
  * ENXIO, EACCES, EPERM) the timerfd backend is used instead. On a device
  * with %HWTIMER_FEATURE_RINGS, one-shot CLOCK_MONOTONIC timeouts are armed,
- * cancelled and moved through its timer rings, without a system call;
+ * cancelled and moved through its timer rings, without a system call
+ * (never CLOCK_REALTIME ones, relative or absolute: BATCH serves them);
  * %HWTIMER_OPEN_BATCH, or HWTIMER_NO_RINGS set in the environment, keeps
  * the context on HWTIMER_IOC_BATCH (the rings' slots are charged to the
  * context's limit: up to 4096, half its max_pending at most). A device that
@@ -139,7 +150,7 @@ const char *hwtimer_backend(const struct hwtimer *h);
 /**
  * hwtimer_features() - what @h supports
  * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>; the timerfd
- * backend has the periodic, boottime, batch and eventfd ones.
+ * backend has the periodic, boottime, batch, eventfd and realtime ones.
  * %HWTIMER_FEATURE_RINGS only while @h arms through the timer rings.
  * Thread-safety: any thread.
  */
@@ -167,7 +178,8 @@ void hwtimer_get_api(const struct hwtimer *h, struct hwtimer_api *api);
 /**
  * hwtimer_stats() - counters of the context and of one clock's wheel
  * @h: the context
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME: the wheel to read
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (with
+ *	%HWTIMER_FEATURE_REALTIME): the wheel to read
  * @st: where to store them (struct hwtimer_stats_req of <linux/hwtimer.h>)
  *
  * On the device, HWTIMER_IOC_STATS: the ctx_* counters are the context's
@@ -176,7 +188,8 @@ void hwtimer_get_api(const struct hwtimer *h, struct hwtimer_api *api);
  * ctx_* counters, counted by the library for this context in this
  * process (since fork() too: a child counts on from the parent's), and
  * @st->tick_ns; the wheel's counters and histogram are 0.
- * Return: 0; -EINVAL for another clock.
+ * Return: 0; -EINVAL for another clock, or CLOCK_REALTIME without
+ * %HWTIMER_FEATURE_REALTIME.
  */
 int hwtimer_stats(struct hwtimer *h, int clock, struct hwtimer_stats_req *st);
 
@@ -214,17 +227,20 @@ int hwtimer_set_eventfd(struct hwtimer *h, int efd);
 /**
  * hwtimer_arm() - arm one timeout now
  * @h: the context
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME (a clockid_t of <time.h>)
+ * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (a clockid_t
+ *	of <time.h>; CLOCK_REALTIME with %HWTIMER_FEATURE_REALTIME only)
  * @deadline_ns: first expiry: relative to now, or absolute on @clock with
  *	%HWTIMER_ARM_ABS; past deadlines expire at once, and any value up
- *	to UINT64_MAX is honoured without wrapping
+ *	to UINT64_MAX is honoured without wrapping. A relative deadline on
+ *	CLOCK_REALTIME runs on CLOCK_MONOTONIC (see "Clocks" at the top)
  * @period_ns: 0 for a one-shot, else the period, at least hwtimer_tick_ns()
  * @flags: 0 or %HWTIMER_ARM_ABS
  * @user_data: returned in every expiry as its cookie (a pointer: (uintptr_t))
  * @id: where to store the timeout's id, never 0; may be NULL
  *
  * Operations waiting in the submission queue are not flushed first.
- * Return: 0; -EINVAL (flags, clock, period), -ENOSPC, -EDQUOT, -ENOMEM.
+ * Return: 0; -EINVAL (flags, clock, period; CLOCK_REALTIME on a module
+ * without %HWTIMER_FEATURE_REALTIME), -ENOSPC, -EDQUOT, -ENOMEM.
  */
 int hwtimer_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 		uint64_t period_ns, unsigned int flags, uint64_t user_data,
@@ -253,7 +269,9 @@ int hwtimer_cancel(struct hwtimer *h, uint64_t id);
  *	%HWTIMER_ARM_ABS
  * @flags: 0 or %HWTIMER_ARM_ABS
  *
- * A periodic timeout keeps its period, counted from the new deadline.
+ * A periodic timeout keeps its period, counted from the new deadline. The
+ * timeout keeps its clock: a relative deadline for an absolute
+ * CLOCK_REALTIME one counts from the wall clock's now.
  * Return: %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED (a one-shot
  * that expired, nothing changed); -ENOENT as for hwtimer_cancel(),
  * -EINVAL for flags.
