@@ -111,7 +111,7 @@ deb_lintian() {
 # deb_owner FILE: the package meant to hold make install's FILE.
 deb_owner() {
 	case $1 in
-	usr/src/*) echo hwtimer-dkms ;;
+	usr/src/* | usr/lib/modules-load.d/*) echo hwtimer-dkms ;;
 	usr/lib/*/libhwtimer.so.*) echo libhwtimer1 ;;
 	usr/include/* | usr/lib/*/libhwtimer.* | usr/lib/*/pkgconfig/* | \
 		usr/share/man/man3/*) echo libhwtimer-dev ;;
