@@ -429,9 +429,20 @@ static void core_create_accepts_tick_bounds(struct kunit *test)
 	w = hwtimer_wheel_create(&p);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_tick_ns(w), HWTIMER_TICK_DEFAULT_NS);
-	/* Clock 0 (CLOCK_REALTIME, which a wheel does not run on) is the default. */
+	/* Clock 0 is the default, CLOCK_MONOTONIC, not CLOCK_REALTIME... */
 	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clock(w), CLOCK_MONOTONIC);
 	hwtimer_wheel_destroy(w);
+	/* ...which takes the flag, with no other clock beside it. */
+	p.flags = HWTIMER_WHEEL_REALTIME;
+	w = hwtimer_wheel_create(&p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, hwtimer_wheel_clock(w), CLOCK_REALTIME);
+	hwtimer_wheel_destroy(w);
+	p.clock = CLOCK_BOOTTIME;
+	w = hwtimer_wheel_create(&p);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(w), -EINVAL);
+	if (!IS_ERR(w))
+		hwtimer_wheel_destroy(w);
 }
 
 static void core_default_wheel_serves_timeouts(struct kunit *test)
