@@ -62,6 +62,7 @@
 #include <linux/eventfd.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/irq_work.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -69,12 +70,14 @@
 #include <linux/nsproxy.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/pvclock_gtod.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
@@ -454,6 +457,7 @@ static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	lockdep_assert_held(&ctx->wqh.lock);
 	ht->dead = true;
 	ctx->live--;
+	ctx->cos_live -= ht->cos;
 	atomic_long_dec(&ctx->user->live);
 	if (ht->pins || (ht->quiet && spare_put(ctx, ht)))
 		return;
@@ -721,6 +725,194 @@ static bool stale_run(struct hwt_timer *ht)
 	return ht->ring && hwtimer_pending(&ht->t);
 }
 
+/* CLOCK_REALTIME's offset from CLOCK_MONOTONIC: it changes at every set. */
+static s64 wall_offs(void)
+{
+	return ktime_to_ns(ktime_mono_to_real(0));
+}
+
+/*
+ * The wall clock was set since @ctx's cancel-on-set timeouts were armed:
+ * a sweep is due. Caller holds the lock.
+ */
+static bool cos_stale(struct hwt_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	return ctx->cos_live && wall_offs() != ctx->cos_offs;
+}
+
+/*
+ * Queue the clock-set record of cancel-on-set @ht, which no callback will
+ * arm again (stopped, or in its own callback). A one-shot's id leaves
+ * with the record, as after an expiry; a periodic one's at once.
+ * Caller holds the lock.
+ */
+static void cos_record(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	struct hwt_timer *reap = NULL;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	ht->clock_set = true;
+	ht->fire_ns = hwtimer_wheel_now(hwt_rt_wheel);
+	ctx->pending--;
+	ctx->cancelled++;
+	if (!ht->periodic) {
+		ht->fired = true;
+	} else {
+		/* Keep the unread periods of a record already queued. */
+		if (!ht->queued) {
+			to_ptimer(ht)->deadline_ns = hwtimer_deadline(&ht->t);
+			to_ptimer(ht)->overruns = 0;
+		}
+		hwtimer_cancel(&ht->t);
+		ht->dormant = true;
+	}
+	if (!ht->queued) {
+		ht->queued = true;
+		events_push(ctx, ht);
+		ctx->queued++;
+		hwtimer_ring_queued_locked(ctx);
+	}
+	/* Queued: unlinking it kills nothing, so nothing is reaped. */
+	if (ht->periodic)
+		unlink_timer(ht, &reap);
+	WARN_ON_ONCE(reap);
+}
+
+/*
+ * Cancel-on-set @ht met a set of the wall clock in a sweep: stop it and
+ * queue its clock-set record, or mark it for its running callback to.
+ * Return: whether a record was queued. Caller holds the lock.
+ */
+static bool cos_cancel(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!ht->cos || !ht->linked || ht->fired || ht->clock_set)
+		return false;
+	if (!(ht->periodic && ht->dormant) &&
+	    hwtimer_cancel(&ht->t) != HWTIMER_CANCELLED) {
+		ht->clock_set = true;
+		return false;
+	}
+	/* A one-shot stopped before its callback ran needs no sync to free. */
+	ht->quiet = !ht->periodic;
+	cos_record(ctx, ht);
+	return true;
+}
+
+/*
+ * After a set of the wall clock, turn every cancel-on-set timeout of @ctx
+ * into a clock-set record. It runs in the context's own system calls
+ * (read(), ARM, MODIFY), a chunk of the id table per hold of the lock:
+ * a set costs the shared threads only a wake-up per such context.
+ * Caller holds ctx->cos_mutex.
+ * Return: 0, or -EINTR at a fatal signal (the next call goes on).
+ */
+static int cos_sweep_locked(struct hwt_ctx *ctx)
+{
+	struct hwt_timer *ht;
+	bool queued = false;
+	u32 idx = 1, end;
+	s64 offs;
+
+	lockdep_assert_held(&ctx->cos_mutex);
+	spin_lock(&ctx->wqh.lock);
+	offs = wall_offs();
+	while (ctx->cos_live && offs != ctx->cos_offs) {
+		end = min_t(u32, idx + HWT_WALK_CHUNK, ctx->ids.cap);
+		for (; idx < end; idx++) {
+			ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
+			if (ht && cos_cancel(ctx, ht))
+				queued = true;
+		}
+		if (idx >= ctx->ids.cap) {
+			ctx->cos_offs = offs;
+			break;
+		}
+		spin_unlock(&ctx->wqh.lock);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+		spin_lock(&ctx->wqh.lock);
+	}
+	if (queued)
+		wake_locked(ctx);
+	spin_unlock(&ctx->wqh.lock);
+	return 0;
+}
+
+/* Sweep if the wall clock was set under @ctx's cancel-on-set timeouts. */
+static int cos_sync(struct hwt_ctx *ctx)
+{
+	int ret;
+
+	if (!READ_ONCE(ctx->cos_live))
+		return 0;
+	if (mutex_lock_killable(&ctx->cos_mutex))
+		return -EINTR;
+	ret = cos_sweep_locked(ctx);
+	mutex_unlock(&ctx->cos_mutex);
+	return ret;
+}
+
+/* Contexts with cancel-on-set timeouts, woken at every set of the clock. */
+static LIST_HEAD(hwt_cos_ctxs);
+static DEFINE_MUTEX(hwt_cos_lock);
+
+/* Wake the readers of every context whose cancel-on-set timeouts a set hit. */
+static void cos_wake_fn(struct work_struct *work)
+{
+	struct hwt_ctx *ctx;
+	bool woke;
+
+	mutex_lock(&hwt_cos_lock);
+	list_for_each_entry(ctx, &hwt_cos_ctxs, cos_node) {
+		spin_lock(&ctx->wqh.lock);
+		woke = cos_stale(ctx);
+		if (woke)
+			wake_locked(ctx);
+		spin_unlock(&ctx->wqh.lock);
+		if (woke)
+			kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
+		cond_resched();
+	}
+	mutex_unlock(&hwt_cos_lock);
+}
+
+static DECLARE_WORK(hwt_cos_work, cos_wake_fn);
+
+/* Out of the timekeeper's lock: queue the wake-ups. */
+static void cos_irq_fn(struct irq_work *work)
+{
+	schedule_work(&hwt_cos_work);
+}
+
+static struct irq_work hwt_cos_irq = IRQ_WORK_INIT_HARD(cos_irq_fn);
+
+/*
+ * Called at every update of the timekeeper, with its lock held and
+ * interrupts off; @was_set when the clock was set (the kernel's
+ * clock_was_set(), which timerfd's cancel-on-set hangs on, has no hook for
+ * modules). Nothing here may read the time.
+ */
+static int cos_notify(struct notifier_block *nb, unsigned long was_set,
+		      void *tk)
+{
+	if (was_set)
+		irq_work_queue(&hwt_cos_irq);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block hwt_cos_nb = { .notifier_call = cos_notify };
+
+/* No context is open: stop hearing of sets, and let the last wake finish. */
+static void cos_unregister(void)
+{
+	pvclock_gtod_unregister_notifier(&hwt_cos_nb);
+	irq_work_sync(&hwt_cos_irq);
+	cancel_work_sync(&hwt_cos_work);
+}
+
 /* Callback of every context timeout; process context, on a wheel worker. */
 static void hwt_fire(struct hwtimer_timeout *t)
 {
@@ -732,6 +924,13 @@ static void hwt_fire(struct hwtimer_timeout *t)
 	spin_lock(&ctx->wqh.lock);
 	if (ht->dead || !ht->linked || stale_run(ht))
 		goto out_unlock;
+	if (ht->cos && (ht->clock_set || wall_offs() != ctx->cos_offs)) {
+		/* The set, not the deadline, is what it reports. */
+		cos_record(ctx, ht);
+		queued = true;
+		wake_locked(ctx);
+		goto out_unlock;
+	}
 	ht->fire_ns = hwtimer_run_start(t);
 	ctx->fired += 1 + overruns;
 	/* A ring slot's record goes to the completion ring if it has room. */
@@ -828,10 +1027,17 @@ static struct hwtimer_wheel *arm_wheel_of(u32 clock, u32 flags, u64 period)
  */
 static struct hwtimer_wheel *arm_wheel(struct hwtimer_arm_req *req)
 {
+	const u32 cos = HWTIMER_ARM_CANCEL_ON_SET | HWTIMER_ARM_ABS;
+
 	if (!reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
 		return NULL;
+	/* Cancel on set: of an absolute wall-clock deadline only. */
+	if ((req->flags & HWTIMER_ARM_CANCEL_ON_SET) &&
+	    ((req->flags & cos) != cos || req->clock != CLOCK_REALTIME))
+		return NULL;
 	req->clock = arm_clock(req->clock, req->flags);
-	return arm_wheel_of(req->clock, req->flags, req->period_ns);
+	return arm_wheel_of(req->clock, req->flags & ~HWTIMER_ARM_CANCEL_ON_SET,
+			    req->period_ns);
 }
 
 /**
@@ -866,6 +1072,8 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	ht->quiet = false;
 	ht->dormant = false;
 	ht->ring = false;
+	ht->cos = false;
+	ht->clock_set = false;
 }
 
 /**
@@ -957,16 +1165,31 @@ err_unreserve:
 	return ret;
 }
 
-/* Arm one timeout; fills in @req->id. */
-static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+/*
+ * A cancel-on-set timeout @ht was armed: count it, and take the clock's
+ * offset now if it is the context's first (cos_sweep() made sure the
+ * others' offset is now's). Caller holds the lock and ctx->cos_mutex.
+ */
+static void cos_armed(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
-	struct hwtimer_wheel *w = arm_wheel(req);
+	lockdep_assert_held(&ctx->wqh.lock);
+	lockdep_assert_held(&ctx->cos_mutex);
+	if (!ctx->cos_live++)
+		ctx->cos_offs = wall_offs();
+	ht->cos = true;
+}
+
+/*
+ * Arm @req (valid, on wheel @w), a cancel-on-set timeout if @cos (the
+ * caller then holds ctx->cos_mutex); fills in @req->id.
+ */
+static int arm_one(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
+		   struct hwtimer_arm_req *req, bool cos)
+{
 	struct hwt_timer *ht;
 	void *spare;
 	int ret;
 
-	if (!w)
-		return -EINVAL;
 	if (req->flags & HWTIMER_ARM_ABS)
 		req->deadline_ns = hwtimer_cdev_host_time(ctx, req->clock,
 							  req->deadline_ns);
@@ -981,12 +1204,55 @@ static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 		spin_lock(&ctx->wqh.lock);
 	}
 	ret = arm_locked(ctx, w, ht, req, NULL);
+	if (!ret && cos)
+		cos_armed(ctx, ht);
 	if (ret && !ht->periodic && spare_put(ctx, ht))
 		ht = NULL;
 	spin_unlock(&ctx->wqh.lock);
 	if (ret && ht)
 		free_timer(ht);
 	return ret;
+}
+
+/*
+ * Arm one cancel-on-set timeout: after a sweep of the ones a set of the
+ * clock hit, so that all of the context's have the same offset; the
+ * context joins the list of those woken at a set.
+ */
+static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
+		   struct hwtimer_arm_req *req)
+{
+	int ret;
+
+	if (mutex_lock_killable(&ctx->cos_mutex))
+		return -EINTR;
+	ret = cos_sweep_locked(ctx);
+	if (ret)
+		goto out_unlock;
+	if (!ctx->cos_listed) {
+		mutex_lock(&hwt_cos_lock);
+		list_add_tail(&ctx->cos_node, &hwt_cos_ctxs);
+		mutex_unlock(&hwt_cos_lock);
+		ctx->cos_listed = true;
+	}
+	ret = arm_one(ctx, w, req, true);
+out_unlock:
+	mutex_unlock(&ctx->cos_mutex);
+	return ret;
+}
+
+/* Arm one timeout; fills in @req->id. */
+static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+{
+	struct hwtimer_wheel *w = arm_wheel(req);
+
+	if (!w)
+		return -EINVAL;
+	if (req->flags & HWTIMER_ARM_CANCEL_ON_SET) {
+		req->flags &= ~HWTIMER_ARM_CANCEL_ON_SET;
+		return arm_cos(ctx, w, req);
+	}
+	return arm_one(ctx, w, req, false);
 }
 
 /*
@@ -1199,6 +1465,10 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 
 	if (check_deadline_flags(flags))
 		return -EINVAL;
+	/* A timeout a set of the clock cancelled is not moved. */
+	ret = cos_sync(ctx);
+	if (ret)
+		return ret;
 	spin_lock(&ctx->wqh.lock);
 	ht = lookup(ctx, id);
 	if (ht && (flags & HWTIMER_ARM_ABS))
@@ -1813,6 +2083,8 @@ static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 	ev->flags = ht->linked && ht->periodic ? 0 : HWTIMER_EVENT_LAST;
 	if (ht->ring)
 		ev->flags |= HWTIMER_EVENT_RING;
+	if (ht->clock_set)
+		ev->flags |= HWTIMER_EVENT_CLOCK_SET | HWTIMER_EVENT_LAST;
 	tk->ht = ht;
 	tk->next = 0;
 	tk->overruns = 0;
@@ -1916,15 +2188,19 @@ static bool have_events(struct hwt_ctx *ctx)
 	return READ_ONCE(ctx->ev_head);
 }
 
-/* Wait for a record. Caller holds the lock. Return: 0 or an errno. */
+/*
+ * Wait for a record, or a set of the wall clock that makes records of
+ * cancel-on-set timeouts. Caller holds the lock. Return: 0 or an errno.
+ */
 static int wait_events(struct hwt_ctx *ctx, bool nonblock)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (have_events(ctx))
+	if (have_events(ctx) || cos_stale(ctx))
 		return 0;
 	if (nonblock)
 		return -EAGAIN;
-	return wait_event_interruptible_locked(ctx->wqh, have_events(ctx));
+	return wait_event_interruptible_locked(ctx->wqh, have_events(ctx) ||
+					       cos_stale(ctx));
 }
 
 /*
@@ -1960,8 +2236,19 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	} else if (mutex_lock_interruptible(&ctx->read_mutex)) {
 		return -ERESTARTSYS;
 	}
-	spin_lock(&ctx->wqh.lock);
-	ret = wait_events(ctx, nonblock);
+	/* A set of the clock turns cancel-on-set timeouts into records. */
+	for (;;) {
+		ret = cos_sync(ctx);
+		if (ret) {
+			mutex_unlock(&ctx->read_mutex);
+			return ret;
+		}
+		spin_lock(&ctx->wqh.lock);
+		ret = wait_events(ctx, nonblock);
+		if (ret || have_events(ctx))
+			break;
+		spin_unlock(&ctx->wqh.lock);
+	}
 	if (!ret)
 		max = min_t(u64, max, ctx->queued);
 	while (!ret && done < max) {
@@ -1992,7 +2279,8 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &ctx->wqh, wait);
 	spin_lock(&ctx->wqh.lock);
-	if (have_events(ctx) || hwtimer_ring_cq_ready_locked(ctx))
+	if (have_events(ctx) || hwtimer_ring_cq_ready_locked(ctx) ||
+	    cos_stale(ctx))
 		mask = EPOLLIN | EPOLLRDNORM;
 	spin_unlock(&ctx->wqh.lock);
 	return mask;
@@ -2129,6 +2417,8 @@ static int hwt_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	init_waitqueue_head(&ctx->wqh);
 	mutex_init(&ctx->read_mutex);
+	mutex_init(&ctx->cos_mutex);
+	INIT_LIST_HEAD(&ctx->cos_node);
 	ctx->ev_tail = &ctx->ev_head;
 	INIT_DELAYED_WORK(&ctx->spare_trim, spare_trim_fn);
 	tns_capture(ctx);
@@ -2171,6 +2461,11 @@ static int hwt_release(struct inode *inode, struct file *file)
 	 * the context and the rest needs no lock. A context may hold
 	 * ctx_max_pending timeouts: reschedule.
 	 */
+	if (ctx->cos_listed) {
+		mutex_lock(&hwt_cos_lock);
+		list_del(&ctx->cos_node);
+		mutex_unlock(&hwt_cos_lock);
+	}
 	hwtimer_ring_stop(ctx);
 	for (idx = 1; idx < ctx->ids.cap; idx++) {
 		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
@@ -2204,6 +2499,7 @@ static int hwt_release(struct inode *inode, struct file *file)
 	atomic_long_sub(ctx->live + ctx->nextra, &ctx->user->live);
 	hwtimer_cdev_tag_free(ctx, ctx->tag);
 	user_put(ctx->user);
+	mutex_destroy(&ctx->cos_mutex);
 	mutex_destroy(&ctx->read_mutex);
 	kfree(ctx);
 	return 0;
@@ -2311,6 +2607,9 @@ int hwtimer_chardev_init(void)
 		ret = drain_wheel_create(CLOCK_BOOTTIME);
 	if (ret)
 		goto err_destroy_wheel;
+	ret = pvclock_gtod_register_notifier(&hwt_cos_nb);
+	if (ret)
+		goto err_destroy_wheel;
 	ret = misc_register(&hwt_misc);
 	if (ret == -EBUSY) {
 		pr_warn("hwtimer: misc minor %d is taken, using a dynamic one (no load on first open)\n",
@@ -2319,9 +2618,11 @@ int hwtimer_chardev_init(void)
 		ret = misc_register(&hwt_misc);
 	}
 	if (ret)
-		goto err_destroy_wheel;
+		goto err_unregister;
 	return 0;
 
+err_unregister:
+	cos_unregister();
 err_destroy_wheel:
 	drain_wheels_destroy();
 	hwtimer_wheel_destroy(hwt_rt_wheel);
@@ -2341,6 +2642,7 @@ err_destroy_cache:
 void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
+	cos_unregister();
 	drain_wheels_destroy();
 	hwtimer_wheel_destroy(hwt_rt_wheel);
 	hwtimer_wheel_destroy(hwt_own_wheel);

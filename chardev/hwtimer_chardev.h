@@ -24,7 +24,8 @@ struct hwt_user;
 /**
  * struct hwt_ctx - one open /dev/hwtimer
  * @wqh: readers and pollers wait here; its lock protects every other field
- *	but @read_mutex, @fasync, @user, @tns_off and @tag, and the state
+ *	but @read_mutex, @fasync, @user, @tns_off, @tag, @cos_mutex,
+ *	@cos_node and @cos_listed (under @cos_mutex), and the state
  *	fields of every hwt_timer of the context
  * @read_mutex: one read() at a time: the records it copies out stay at the
  *	head of the event list until it takes them off
@@ -56,6 +57,15 @@ struct hwt_user;
  * @spare_used: a charged spare was taken since @spare_trim last ran
  * @spare_trimming: @spare_trim is queued (or about to queue itself again)
  * @spare_trim: frees @spare_extra once it goes unused for a while
+ * @cos_mutex: serialises the arms of cancel-on-set timeouts with the
+ *	sweep that cancels them after a set of the wall clock
+ * @cos_node: on the list of contexts told of every set, once the context
+ *	armed a cancel-on-set timeout
+ * @cos_offs: CLOCK_REALTIME's offset from CLOCK_MONOTONIC when the
+ *	context's live cancel-on-set timeouts were armed (all of them: a
+ *	set since is swept before the next such arm)
+ * @cos_live: live timers armed with %HWTIMER_ARM_CANCEL_ON_SET
+ * @cos_listed: @cos_node is on the list
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
@@ -83,6 +93,11 @@ struct hwt_ctx {
 	bool spare_used;
 	bool spare_trimming;
 	struct delayed_work spare_trim;
+	struct mutex cos_mutex;		/* cancel-on-set arms and sweeps */
+	struct list_head cos_node;
+	s64 cos_offs;
+	u32 cos_live;
+	bool cos_listed;
 };
 
 /**
@@ -109,6 +124,9 @@ struct hwt_ctx {
  * @ring: a slot of the context's timer rings (@id is its index): made at
  *	ring setup, freed with the rings, never in the id table and never
  *	dead; @linked then means armed through the ring
+ * @cos: armed with %HWTIMER_ARM_CANCEL_ON_SET
+ * @clock_set: cancelled by a set of the wall clock: its record says so
+ *	(set ahead of its callback when that was running)
  *
  * Every field but @t, @ctx, @id, @cookie, @clock, @periodic and @ring (set
  * before the timer is armed) is under @ctx->wqh.lock. A ring slot's
@@ -132,6 +150,8 @@ struct hwt_timer {
 	bool quiet:1;
 	bool dormant:1;
 	bool ring:1;
+	bool cos:1;
+	bool clock_set:1;
 };
 
 /**

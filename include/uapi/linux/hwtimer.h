@@ -40,6 +40,18 @@
  * alone, and its records say CLOCK_MONOTONIC. The timer rings take
  * CLOCK_MONOTONIC and CLOCK_BOOTTIME only.
  *
+ * Cancel on set (%HWTIMER_FEATURE_CANCEL_ON_SET), timerfd's
+ * TFD_TIMER_CANCEL_ON_SET for one timeout: an absolute CLOCK_REALTIME ARM
+ * with %HWTIMER_ARM_CANCEL_ON_SET is cancelled when the wall clock is set
+ * (its offset from CLOCK_MONOTONIC changes: clock_settime(), an NTP step,
+ * a leap second, a resume from suspend) before it fires. Its record then
+ * comes at once with %HWTIMER_EVENT_CLOCK_SET and %HWTIMER_EVENT_LAST:
+ * deadline_ns as armed (or, for a periodic one, its next deadline),
+ * fire_ns the wall clock when the set was seen, overruns the periods it
+ * served that were still unread. The context's own read(), poll() or
+ * ioctl cancels it, so poll() and the eventfd report a set as they report
+ * an expiry.
+ *
  * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
  * and all contexts of one user together at most max_user_timeouts
  * (EDQUOT); both are module parameters under /sys/module/hwtimer/.
@@ -92,7 +104,12 @@
  * CLOCK_MONOTONIC (see "Clocks" above). Without it, EINVAL.
  */
 #define HWTIMER_FEATURE_REALTIME	(1ULL << 6)
-#define HWTIMER_FEATURES_ALL		((1ULL << 7) - 1)
+/*
+ * HWTIMER_ARM_CANCEL_ON_SET and HWTIMER_EVENT_CLOCK_SET (see "Cancel on
+ * set" above). Without it, the flag is EINVAL.
+ */
+#define HWTIMER_FEATURE_CANCEL_ON_SET	(1ULL << 7)
+#define HWTIMER_FEATURES_ALL		((1ULL << 8) - 1)
 
 /**
  * struct hwtimer_api - API handshake (like UFFDIO_API)
@@ -119,6 +136,12 @@ struct hwtimer_api {
 
 /* Flag of ARM, MODIFY and batch ops: deadline_ns is absolute on the clock. */
 #define HWTIMER_ARM_ABS			(1U << 0)
+/*
+ * Flag of HWTIMER_IOC_ARM only, with %HWTIMER_ARM_ABS on CLOCK_REALTIME
+ * (else EINVAL): cancel the timeout if the wall clock is set before it
+ * fires (see "Cancel on set" above).
+ */
+#define HWTIMER_ARM_CANCEL_ON_SET	(1U << 1)
 
 /**
  * struct hwtimer_arm_req - arm one timeout
@@ -129,7 +152,8 @@ struct hwtimer_api {
  * @period_ns: in: 0 for a one-shot, else the period (at least one tick)
  * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME (from
  *	<time.h>; see "Clocks" above)
- * @flags: in: 0 or %HWTIMER_ARM_ABS
+ * @flags: in: 0 or %HWTIMER_ARM_ABS, with %HWTIMER_ARM_CANCEL_ON_SET
+ *	on CLOCK_REALTIME
  * @id: out: id of the new timeout, never 0. An id of one open context
  *	never matches in another (ENOENT); a stale id of the same context
  *	matches nothing until its table slot has been reused 2^20 times
@@ -342,6 +366,11 @@ struct hwtimer_stats_req {
  * is in the bits HWTIMER_EVENT_OP_MASK, @deadline_ns and @fire_ns are 0.
  */
 #define HWTIMER_EVENT_SQE		(1U << 2)
+/*
+ * A %HWTIMER_ARM_CANCEL_ON_SET timeout cancelled because the wall clock
+ * was set before it fired; always with %HWTIMER_EVENT_LAST.
+ */
+#define HWTIMER_EVENT_CLOCK_SET		(1U << 3)
 #define HWTIMER_EVENT_OP_SHIFT		8
 #define HWTIMER_EVENT_OP_MASK		(0xffU << HWTIMER_EVENT_OP_SHIFT)
 
@@ -361,7 +390,8 @@ struct hwtimer_stats_req {
  * @clock: CLOCK_MONOTONIC, CLOCK_BOOTTIME or CLOCK_REALTIME: the clock the
  *	timeout runs on
  * @flags: %HWTIMER_EVENT_LAST, %HWTIMER_EVENT_RING, %HWTIMER_EVENT_SQE,
- *	the op of an entry's completion (%HWTIMER_EVENT_OP_MASK), or 0
+ *	%HWTIMER_EVENT_CLOCK_SET, the op of an entry's completion
+ *	(%HWTIMER_EVENT_OP_MASK), or 0
  *
  * read() and readv() need room for at least one record (EINVAL otherwise)
  * and return as many whole records as fit and are queued, without waiting
