@@ -19,6 +19,17 @@
  *             early, the second not when the first makes the wheel move
  *   relative  a relative arm of 300 ms, the clock set back a minute:
  *             served after 300 ms on CLOCK_MONOTONIC all the same
+ *   cos_*     cancel on set (HWTIMER_ARM_CANCEL_ON_SET): set forward past
+ *             its deadline, or back, a minute before it, a one-shot and a
+ *             periodic one give a clock-set record at once, woken through
+ *             poll(), a blocking read() and the eventfd, while a plain
+ *             timeout beside them is served as usual; one armed after a
+ *             set is not cancelled by it; COS_MANY of them, swept by the
+ *             read in chunks of the id table, all report one set
+ *
+ * Cancel on set is also checked without CAP_SYS_TIME: the flag is refused
+ * where it means nothing, and a timeout armed with it is served as usual
+ * when the clock is left alone.
  *
  * Each test that sets the clock puts it back in its teardown, to where it
  * would be had it not been set (CLOCK_MONOTONIC's progress since).
@@ -38,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +64,8 @@
 #define SEC		1000000000ULL
 /* How long a record may take to come once it is due. */
 #define WAIT_MS		5000
+/* Cancel-on-set timeouts in one context for one set: many sweep chunks. */
+#define COS_MANY	20000
 
 static int set_real(__u64 ns)
 {
@@ -143,6 +157,17 @@ TEST_F(rt, feature)
 		return;
 	EXPECT_NE(0, (int)!!(self->features & HWTIMER_FEATURE_REALTIME))
 		TH_LOG("features %#llx", self->features);
+}
+
+/* A clock-set record of cancel-on-set deadline @dl, read at @at. */
+static void check_set_record(struct __test_metadata *_metadata,
+			     const struct hwtimer_event *ev, __u64 at, __u64 dl)
+{
+	EXPECT_EQ(HWTIMER_EVENT_CLOCK_SET | HWTIMER_EVENT_LAST, ev->flags)
+		TH_LOG("cookie %llu: flags %#x", ev->cookie, ev->flags);
+	EXPECT_EQ(dl, ev->deadline_ns);
+	EXPECT_EQ((__u32)CLOCK_REALTIME, ev->clock);
+	EXPECT_LE(ev->fire_ns, at);
 }
 
 /* An absolute wall-clock deadline, the clock left alone. */
@@ -339,6 +364,239 @@ TEST_F(rt, relative_keeps_length)
 	EXPECT_LE(t0 + 300 * MS, ev.fire_ns);
 	/* Not a minute later: served within WAIT_MS of its deadline. */
 	EXPECT_GT(t0 + 300 * MS + WAIT_MS * MS, now_ns(CLOCK_MONOTONIC));
+}
+
+/* Where cancel on set means nothing, the flag is refused. */
+TEST_F(rt, cos_refused)
+{
+	const __u32 cos = HWTIMER_ARM_CANCEL_ON_SET;
+	struct hwtimer_batch_op op = {
+		.op = HWTIMER_OP_ARM,
+		.flags = HWTIMER_ARM_ABS | cos,
+		.deadline_ns = now_ns(CLOCK_REALTIME) + 3600 * SEC,
+		.clock = CLOCK_REALTIME,
+	};
+	struct hwtimer_batch b = { .ops = (uintptr_t)&op, .count = 1 };
+	struct hwtimer_modify_req m = { .flags = HWTIMER_ARM_ABS | cos };
+	__u64 dl = now_ns(CLOCK_REALTIME) + 3600 * SEC;
+
+	if (self->fd < 0)
+		return;
+	EXPECT_NE(0ULL, self->features & HWTIMER_FEATURE_CANCEL_ON_SET);
+	/* Relative, on another clock, on MODIFY, in BATCH. */
+	EXPECT_EQ(-EINVAL, arm(self->fd, CLOCK_REALTIME, SEC, 0, cos, 1, NULL));
+	EXPECT_EQ(-EINVAL, arm(self->fd, CLOCK_MONOTONIC,
+			       now_ns(CLOCK_MONOTONIC) + SEC, 0,
+			       HWTIMER_ARM_ABS | cos, 1, NULL));
+	EXPECT_EQ(-EINVAL, arm(self->fd, CLOCK_BOOTTIME,
+			       now_ns(CLOCK_BOOTTIME) + SEC, 0,
+			       HWTIMER_ARM_ABS | cos, 1, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 1,
+			 &m.id));
+	m.deadline_ns = dl;
+	EXPECT_EQ(-1, ioctl(self->fd, HWTIMER_IOC_MODIFY, &m));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_BATCH, &b));
+	EXPECT_EQ(-EINVAL, op.status);
+}
+
+/* The clock left alone: served as any timeout, no clock-set flag. */
+TEST_F(rt, cos_quiet)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 100 * MS;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 11, NULL));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 100 + WAIT_MS, &at));
+	EXPECT_EQ(11ULL, ev.cookie);
+	EXPECT_EQ(HWTIMER_EVENT_LAST, ev.flags);
+	check_record(_metadata, &ev, at, dl);
+}
+
+/*
+ * Set forward past the deadlines: the cancel-on-set one-shot reports the
+ * set, not an expiry; a plain timeout with the same deadline expires.
+ */
+TEST_F(rt, cos_forward)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+	int i, seen = 0;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 12, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 13,
+			 NULL));
+	if (!step(_metadata, self, 120 * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at))
+			TH_LOG("record %d not there %d ms after the set", i,
+			       WAIT_MS);
+		seen |= 1 << (ev.cookie - 12);
+		if (ev.cookie == 12) {
+			check_set_record(_metadata, &ev, at, dl);
+		} else {
+			EXPECT_EQ(HWTIMER_EVENT_LAST, ev.flags);
+			check_record(_metadata, &ev, at, dl);
+		}
+	}
+	EXPECT_EQ(3, seen);
+}
+
+/*
+ * Set back two seconds, a minute before the deadlines: a one-shot and a
+ * periodic cancel-on-set timeout report it at once, through poll(); the
+ * plain one stays pending.
+ */
+TEST_F(rt, cos_back)
+{
+	struct hwtimer_event ev;
+	__u64 dl, at;
+	int i, seen = 0;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 14, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, SEC,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 15, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 16,
+			 NULL));
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at))
+			TH_LOG("record %d not there %d ms after the set", i,
+			       WAIT_MS);
+		seen |= 1 << (ev.cookie - 14);
+		check_set_record(_metadata, &ev, at, dl);
+		EXPECT_EQ(0ULL, ev.overruns);
+	}
+	EXPECT_EQ(3, seen);
+	EXPECT_EQ(-ETIMEDOUT, rt_event(self->fd, &ev, 300, &at))
+		TH_LOG("cookie %llu flags %#x", ev.cookie, ev.flags);
+}
+
+/* A blocking read() and the eventfd wake at a set, as at an expiry. */
+TEST_F(rt, cos_wakes)
+{
+	struct hwtimer_eventfd_req e = { .fd = -1 };
+	struct pollfd p = { .events = POLLIN };
+	struct hwtimer_event ev;
+	__u64 dl, n;
+	pid_t pid;
+	int st;
+
+	if (self->fd < 0)
+		return;
+	e.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, e.fd);
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_SET_EVENTFD, &e));
+	dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 17, NULL));
+	if (set_real(now_ns(CLOCK_REALTIME)))
+		SKIP(close(e.fd); return, "clock_settime: %s", strerror(errno));
+	/* The clock set to its own time: its offset moved by nanoseconds. */
+	self->real0 = now_ns(CLOCK_REALTIME);
+	self->mono0 = now_ns(CLOCK_MONOTONIC);
+	self->set = true;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		alarm(WAIT_MS / 1000);
+		_exit(read(self->fd, &ev, sizeof(ev)) == sizeof(ev) &&
+		      ev.cookie == 17 &&
+		      ev.flags & HWTIMER_EVENT_CLOCK_SET ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st))
+		TH_LOG("blocking read: status %#x", st);
+	p.fd = e.fd;
+	EXPECT_EQ(1, poll(&p, 1, WAIT_MS));
+	EXPECT_EQ((ssize_t)sizeof(n), read(e.fd, &n, sizeof(n)));
+	close(e.fd);
+}
+
+/*
+ * One armed after a set is not cancelled by it: its arm first turns the
+ * earlier one into a clock-set record.
+ */
+TEST_F(rt, cos_after_set)
+{
+	struct hwtimer_event ev;
+	__u64 dl[2], at;
+
+	if (self->fd < 0)
+		return;
+	dl[0] = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl[0], 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 18, NULL));
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	dl[1] = now_ns(CLOCK_REALTIME) + 300 * MS;
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl[1], 0,
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 19, NULL));
+	ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at));
+	EXPECT_EQ(18ULL, ev.cookie);
+	check_set_record(_metadata, &ev, at, dl[0]);
+	ASSERT_EQ(0, rt_event(self->fd, &ev, 300 + WAIT_MS, &at));
+	EXPECT_EQ(19ULL, ev.cookie);
+	EXPECT_EQ(HWTIMER_EVENT_LAST, ev.flags);
+	check_record(_metadata, &ev, at, dl[1]);
+}
+
+/*
+ * COS_MANY cancel-on-set timeouts and one plain one: a set back gives a
+ * clock-set record for each, the plain one none; the time from the set to
+ * the last record is logged (the owner's read() pays for the sweep).
+ */
+TEST_F(rt, cos_many)
+{
+	static struct hwtimer_event evs[256];
+	__u64 dl, t0, got = 0;
+	ssize_t n;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	dl = now_ns(CLOCK_REALTIME) + 600 * SEC;
+	for (i = 0; i < COS_MANY; i++)
+		ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl + i, 0,
+				 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET,
+				 i, NULL));
+	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS,
+			 COS_MANY, NULL));
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	while (got < COS_MANY) {
+		struct pollfd p = { .fd = self->fd, .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&p, 1, WAIT_MS))
+			TH_LOG("%llu of %d records", got, COS_MANY);
+		n = read(self->fd, evs, sizeof(evs));
+		ASSERT_LT(0, n);
+		for (i = 0; i < n / (ssize_t)sizeof(evs[0]); i++, got++) {
+			ASSERT_GT((__u64)COS_MANY, evs[i].cookie);
+			ASSERT_EQ(HWTIMER_EVENT_CLOCK_SET | HWTIMER_EVENT_LAST,
+				  evs[i].flags);
+			ASSERT_EQ(dl + evs[i].cookie, evs[i].deadline_ns);
+		}
+	}
+	TH_LOG("%d clock-set records read %llu ms after the set", COS_MANY,
+	       (now_ns(CLOCK_MONOTONIC) - t0) / MS);
+	EXPECT_EQ(-ETIMEDOUT, rt_event(self->fd, evs, 200, &dl))
+		TH_LOG("cookie %llu flags %#x", evs[0].cookie, evs[0].flags);
 }
 
 TEST_HARNESS_MAIN
