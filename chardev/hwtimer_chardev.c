@@ -70,6 +70,7 @@
 #include <linux/nsproxy.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
+#include <linux/rculist.h>
 #include <linux/pvclock_gtod.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
@@ -855,18 +856,29 @@ static int cos_sync(struct hwt_ctx *ctx)
 	return ret;
 }
 
-/* Contexts with cancel-on-set timeouts, woken at every set of the clock. */
+/*
+ * Contexts that armed a cancel-on-set timeout, woken at every set of the
+ * clock, as timerfd's cancel list is: walked under RCU, changed under
+ * hwt_cos_lock.
+ */
 static LIST_HEAD(hwt_cos_ctxs);
-static DEFINE_MUTEX(hwt_cos_lock);
+static DEFINE_SPINLOCK(hwt_cos_lock);
+/* Runs cos_wake_fn() on the default wheel's workers, a tick after a set. */
+static struct hwtimer_timeout hwt_cos_wake;
 
-/* Wake the readers of every context whose cancel-on-set timeouts a set hit. */
-static void cos_wake_fn(struct work_struct *work)
+/*
+ * Wake the readers of every context whose cancel-on-set timeouts a set
+ * hit: a wake-up per context, the sweep left to their own calls. On the
+ * callback workers, whose priority lends itself to a preempted holder of
+ * a context's lock on PREEMPT_RT, as for an expiry.
+ */
+static void cos_wake_fn(struct hwtimer_timeout *t)
 {
 	struct hwt_ctx *ctx;
 	bool woke;
 
-	mutex_lock(&hwt_cos_lock);
-	list_for_each_entry(ctx, &hwt_cos_ctxs, cos_node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(ctx, &hwt_cos_ctxs, cos_node) {
 		spin_lock(&ctx->wqh.lock);
 		woke = cos_stale(ctx);
 		if (woke)
@@ -874,17 +886,14 @@ static void cos_wake_fn(struct work_struct *work)
 		spin_unlock(&ctx->wqh.lock);
 		if (woke)
 			kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
-		cond_resched();
 	}
-	mutex_unlock(&hwt_cos_lock);
+	rcu_read_unlock();
 }
 
-static DECLARE_WORK(hwt_cos_work, cos_wake_fn);
-
-/* Out of the timekeeper's lock: queue the wake-ups. */
+/* Out of the timekeeper's lock: have the wake-ups run (once if pending). */
 static void cos_irq_fn(struct irq_work *work)
 {
-	schedule_work(&hwt_cos_work);
+	hwtimer_arm(hwtimer_default_wheel(), &hwt_cos_wake, 0, 0, 0);
 }
 
 static struct irq_work hwt_cos_irq = IRQ_WORK_INIT_HARD(cos_irq_fn);
@@ -910,7 +919,7 @@ static void cos_unregister(void)
 {
 	pvclock_gtod_unregister_notifier(&hwt_cos_nb);
 	irq_work_sync(&hwt_cos_irq);
-	cancel_work_sync(&hwt_cos_work);
+	hwtimer_cancel_sync(&hwt_cos_wake);
 }
 
 /* Callback of every context timeout; process context, on a wheel worker. */
@@ -1230,9 +1239,9 @@ static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 	if (ret)
 		goto out_unlock;
 	if (!ctx->cos_listed) {
-		mutex_lock(&hwt_cos_lock);
-		list_add_tail(&ctx->cos_node, &hwt_cos_ctxs);
-		mutex_unlock(&hwt_cos_lock);
+		spin_lock(&hwt_cos_lock);
+		list_add_tail_rcu(&ctx->cos_node, &hwt_cos_ctxs);
+		spin_unlock(&hwt_cos_lock);
 		ctx->cos_listed = true;
 	}
 	ret = arm_one(ctx, w, req, true);
@@ -2462,9 +2471,11 @@ static int hwt_release(struct inode *inode, struct file *file)
 	 * ctx_max_pending timeouts: reschedule.
 	 */
 	if (ctx->cos_listed) {
-		mutex_lock(&hwt_cos_lock);
-		list_del(&ctx->cos_node);
-		mutex_unlock(&hwt_cos_lock);
+		spin_lock(&hwt_cos_lock);
+		list_del_rcu(&ctx->cos_node);
+		spin_unlock(&hwt_cos_lock);
+		/* No wake-up walk still sees the context. */
+		synchronize_rcu();
 	}
 	hwtimer_ring_stop(ctx);
 	for (idx = 1; idx < ctx->ids.cap; idx++) {
@@ -2607,6 +2618,7 @@ int hwtimer_chardev_init(void)
 		ret = drain_wheel_create(CLOCK_BOOTTIME);
 	if (ret)
 		goto err_destroy_wheel;
+	hwtimer_timeout_init(&hwt_cos_wake, cos_wake_fn, 0);
 	ret = pvclock_gtod_register_notifier(&hwt_cos_nb);
 	if (ret)
 		goto err_destroy_wheel;
