@@ -79,6 +79,7 @@
 #include <linux/export.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <kunit/visibility.h>
 
 #include "hwtimer_wheel.h"
 
@@ -113,7 +114,7 @@ void hwtimer_wc_init(struct hwtimer_wc *wc, u32 tick_ns, u64 now_ns)
 		wc->slot_min[i] = U64_MAX;
 	}
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_init, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_init);
 
 /**
  * hwtimer_wc_entry_init() - mark an entry as not in any wheel
@@ -129,7 +130,7 @@ void hwtimer_wc_entry_init(struct hwtimer_wc_entry *e)
 	e->aux = 0;
 	e->aux32 = 0;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_entry_init, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_entry_init);
 
 /*
  * ceil(@ns / tick) with a multiplication instead of a division. With
@@ -159,7 +160,7 @@ u64 hwtimer_wc_ns_to_tick(const struct hwtimer_wc *wc, u64 ns)
 {
 	return calc_tick(wc, ns);
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_ns_to_tick, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_ns_to_tick);
 
 /**
  * hwtimer_wc_tick_to_ns() - start of a tick in nanoseconds
@@ -175,7 +176,7 @@ u64 hwtimer_wc_tick_to_ns(const struct hwtimer_wc *wc, u64 tick)
 		return U64_MAX;
 	return tick * wc->tick_ns;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_tick_to_ns, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_tick_to_ns);
 
 /*
  * Level of each bit of a tick number, bit / HWTIMER_WC_LVL_BITS, and the
@@ -403,7 +404,7 @@ void hwtimer_wc_arm(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 	enqueue_entry(wc, e, calc_tick(wc, expires_ns));
 	wc->count++;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_arm, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_arm);
 
 /**
  * hwtimer_wc_cancel() - take an entry out of the wheel
@@ -423,7 +424,7 @@ bool hwtimer_wc_cancel(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e)
 	wc->count--;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_cancel, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_cancel);
 
 /**
  * hwtimer_wc_modify() - move an entry to a new deadline, or arm it
@@ -477,7 +478,7 @@ bool hwtimer_wc_modify(struct hwtimer_wc *wc, struct hwtimer_wc_entry *e,
 	enqueue_slot(wc, e, expires, lvl, slot);
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_modify, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_modify);
 
 /*
  * Mask of the slots of level @lvl whose range begins in (@old, @now]: those
@@ -693,7 +694,7 @@ u64 hwtimer_wc_advance_max(struct hwtimer_wc *wc, u64 now_ns,
 	wc->count -= n;
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance_max, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_advance_max);
 
 /**
  * hwtimer_wc_advance() - move the wheel to a new time, handing out what is due
@@ -714,7 +715,7 @@ u64 hwtimer_wc_advance(struct hwtimer_wc *wc, u64 now_ns,
 {
 	return hwtimer_wc_advance_max(wc, now_ns, expired, U64_MAX);
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_advance, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_advance);
 
 /**
  * hwtimer_wc_rewind() - move the wheel back to an earlier time
@@ -748,7 +749,7 @@ bool hwtimer_wc_rewind(struct hwtimer_wc *wc, u64 now_ns)
 	wc->goal = now;
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_rewind, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_rewind);
 
 /**
  * hwtimer_wc_next_expiry() - when the wheel next needs advancing
@@ -779,7 +780,7 @@ bool hwtimer_wc_next_expiry(const struct hwtimer_wc *wc, u64 *tick)
 	*tick = wc->slot_min[lvl * HWTIMER_WC_LVL_SIZE + slot];
 	return true;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_next_expiry, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_next_expiry);
 
 /*
  * When to advance to bring down the slot of @tick, past level 0, whose
@@ -843,7 +844,7 @@ u64 hwtimer_wc_due_ns(const struct hwtimer_wc *wc, u64 tick)
 	 */
 	return first < start ? first : start;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_due_ns, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_due_ns);
 
 /**
  * hwtimer_wc_drain_max() - take up to a bounded number of entries out
@@ -885,7 +886,7 @@ u64 hwtimer_wc_drain_max(struct hwtimer_wc *wc, struct list_head *list,
 	wc->count -= n;
 	return n;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_drain_max, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_drain_max);
 
 /**
  * hwtimer_wc_drain() - take every entry out of the wheel
@@ -899,4 +900,4 @@ u64 hwtimer_wc_drain(struct hwtimer_wc *wc, struct list_head *list)
 {
 	return hwtimer_wc_drain_max(wc, list, U64_MAX);
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_wc_drain, HWTIMER_WHEEL);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_drain);

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "hwtimer_ids.h"
 
@@ -87,7 +88,7 @@ void hwtimer_ids_init(struct hwtimer_ids *ids, spinlock_t *lock, u32 tag,
 	ids->free_head = 0;
 	ids->free_tail = 0;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_init, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_init);
 
 /**
  * hwtimer_ids_destroy() - free a table's memory
@@ -103,7 +104,7 @@ void hwtimer_ids_destroy(struct hwtimer_ids *ids)
 	ids->tab = NULL;
 	ids->cap = 0;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_destroy, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_destroy);
 
 /**
  * hwtimer_ids_grow() - double the table, its new slots free
@@ -149,7 +150,7 @@ int hwtimer_ids_grow(struct hwtimer_ids *ids)
 	spin_lock(ids->lock);
 	return 0;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_grow, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_grow);
 
 /**
  * hwtimer_ids_alloc() - give an object the oldest free slot and its id
@@ -177,7 +178,7 @@ u64 hwtimer_ids_alloc(struct hwtimer_ids *ids, u64 *idp)
 	ids->tab[idx] = (uintptr_t)idp;
 	return *idp;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_alloc, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_alloc);
 
 /**
  * hwtimer_ids_free() - free a live id
@@ -195,7 +196,7 @@ void hwtimer_ids_free(struct hwtimer_ids *ids, u64 id)
 		return;
 	put_slot(ids, id_idx(id), id_gen(id) + 1);
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_free, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_free);
 
 /**
  * hwtimer_ids_put_back() - undo the allocation of an id no one has seen
@@ -213,7 +214,7 @@ void hwtimer_ids_put_back(struct hwtimer_ids *ids, u64 id)
 		return;
 	put_slot(ids, id_idx(id), id_gen(id));
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_put_back, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_put_back);
 
 /**
  * hwtimer_ids_at() - the object in a slot
@@ -235,7 +236,7 @@ u64 *hwtimer_ids_at(const struct hwtimer_ids *ids, u32 idx)
 	slot = ids->tab[idx];
 	return slot & 1 ? NULL : (u64 *)(uintptr_t)slot;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_at, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_at);
 
 /**
  * hwtimer_ids_lookup() - find an object by id
@@ -256,4 +257,4 @@ u64 *hwtimer_ids_lookup(const struct hwtimer_ids *ids, u64 id)
 		return NULL;
 	return idp;
 }
-EXPORT_SYMBOL_NS_GPL(hwtimer_ids_lookup, HWTIMER_IDS);
+EXPORT_SYMBOL_IF_KUNIT(hwtimer_ids_lookup);

@@ -14,7 +14,7 @@
 
 #include "chardev/hwtimer_ids.h"
 
-MODULE_IMPORT_NS(HWTIMER_IDS);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define TAG	0xabcdeU
 #define NOBJ	1024

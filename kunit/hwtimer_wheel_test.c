@@ -15,7 +15,7 @@
 #define WM_YIELD() cond_resched()
 #include "hwtimer_wheel_model.h"
 
-MODULE_IMPORT_NS(HWTIMER_WHEEL);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define NENT	64
 #define TICK	1000ULL
