@@ -804,8 +804,9 @@ static bool cos_cancel(struct hwt_ctx *ctx, struct hwt_timer *ht)
 /*
  * After a set of the wall clock, turn every cancel-on-set timeout of @ctx
  * into a clock-set record. It runs in the context's own system calls
- * (read(), ARM, MODIFY), a chunk of the id table per hold of the lock:
- * a set costs the shared threads only a wake-up per such context.
+ * (read(), ARM, MODIFY, CANCEL, BATCH), a chunk of the id table per hold
+ * of the lock: a set costs the shared threads only a wake-up per such
+ * context.
  * Caller holds ctx->cos_mutex.
  * Return: 0, or -EINTR at a fatal signal (the next call goes on).
  */
@@ -1459,6 +1460,10 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 	struct hwt_timer *reap = NULL;
 	int ret;
 
+	/* One a set of the clock cancelled has fired, as far as CANCEL goes. */
+	ret = cos_sync(ctx);
+	if (ret)
+		return ret;
 	spin_lock(&ctx->wqh.lock);
 	ret = do_cancel_locked(ctx, id, result, &reap, NULL);
 	spin_unlock(&ctx->wqh.lock);
@@ -1942,7 +1947,9 @@ static long ioc_batch(struct hwt_ctx *ctx, void __user *arg)
 	/* Written back whole (done and failed are its outputs). */
 	if (copy_to_user(arg, &req, sizeof(req)))
 		return -EFAULT;
-	ret = batch_run(ctx, &req, u64_to_user_ptr(req.ops));
+	ret = cos_sync(ctx);
+	if (!ret)
+		ret = batch_run(ctx, &req, u64_to_user_ptr(req.ops));
 	if (copy_to_user(arg, &req, sizeof(req)))
 		return -EFAULT;
 	return ret;

@@ -48,9 +48,9 @@
  * comes at once with %HWTIMER_EVENT_CLOCK_SET and %HWTIMER_EVENT_LAST:
  * deadline_ns as armed (or, for a periodic one, its next deadline),
  * fire_ns the wall clock when the set was seen, overruns the periods it
- * served that were still unread. The context's own read(), poll() or
- * ioctl cancels it, so poll() and the eventfd report a set as they report
- * an expiry.
+ * served that were still unread. The context's own read(), ARM, MODIFY,
+ * CANCEL or BATCH cancels it (CANCEL then answers FIRED), and poll() and
+ * the eventfd report a set as they report an expiry.
  *
  * Limits: a context holds at most ctx_max_pending live timeouts (ENOSPC),
  * and all contexts of one user together at most max_user_timeouts
