@@ -96,6 +96,50 @@ static int open_failed(int err, const char *fmt, ...)
 /* Environment variable that keeps a context off the rings. */
 #define HWT_ENV_BATCH	"HWTIMER_NO_RINGS"
 
+/* An arm with HWTIMER_ARM_CANCEL_ON_SET, which only HWTIMER_IOC_ARM takes. */
+static inline bool cos_arm(const struct hwtimer_batch_op *op)
+{
+	return op->op == HWTIMER_OP_ARM &&
+	       (op->flags & HWTIMER_ARM_CANCEL_ON_SET);
+}
+
+/*
+ * Run cancel-on-set arm @op through HWTIMER_IOC_ARM, writing its outcome
+ * back as BATCH would; a module without the feature refuses it here.
+ * Its clock-set record comes only from a read(), which the kernel's
+ * sweep fills: the context reads from now on whatever the rings say.
+ */
+static void dev_arm_cos(struct hwtimer *h, struct hwtimer_batch_op *op)
+{
+	struct hwtimer_arm_req req;
+	int r;
+
+	op->result = 0;
+	op->id = 0;
+	if (!(h->features & HWTIMER_FEATURE_CANCEL_ON_SET)) {
+		op->status = -EINVAL;
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.cookie = op->cookie;
+	req.deadline_ns = op->deadline_ns;
+	req.period_ns = op->period_ns;
+	req.clock = op->clock;
+	req.flags = op->flags;
+	do {
+		r = ioctl(h->fd, HWTIMER_IOC_ARM, &req);
+	} while (r && errno == EINTR);
+	op->status = r ? -errno : 0;
+	if (r)
+		return;
+	op->id = req.id;
+	h->read_all = true;
+}
+
+/*
+ * @n ops through BATCH, a chunk at a time, but for cancel-on-set arms,
+ * which go through HWTIMER_IOC_ARM in their turn.
+ */
 static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
 		     unsigned int n)
 {
@@ -103,7 +147,16 @@ static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
 	unsigned int i, chunk;
 
 	while (n) {
+		if (cos_arm(ops)) {
+			dev_arm_cos(h, ops);
+			ops++;
+			n--;
+			continue;
+		}
 		chunk = n < HWTIMER_BATCH_MAX ? n : HWTIMER_BATCH_MAX;
+		for (i = 1; i < chunk; i++)
+			if (cos_arm(&ops[i]))
+				chunk = i;
 		memset(&b, 0, sizeof(b));
 		b.ops = (uintptr_t)ops;
 		b.count = chunk;
@@ -179,8 +232,12 @@ static int dev_read(struct hwtimer *h, struct hwtimer_event *evs,
 	unsigned int i, end;
 	ssize_t r;
 
-	/* With rings, read() only when the kernel says records wait there. */
-	while (n < max && (!h->ring || hwtimer__ring_read_needed(h))) {
+	/*
+	 * With rings, read() only when the kernel says records wait there,
+	 * or it may sweep clock-set records in (@h->read_all).
+	 */
+	while (n < max && (!h->ring || h->read_all ||
+			   hwtimer__ring_read_needed(h))) {
 		r = read(h->fd, evs + n, (max - n) * sizeof(*evs));
 		if (r <= 0)
 			return n || !r || errno == EAGAIN ? (int)n : -errno;
@@ -463,12 +520,28 @@ HWT_EXPORT int hwtimer_set_eventfd(struct hwtimer *h, int efd)
 
 /* ---- operations ---- */
 
-/* Fill @op for an arm; -EINVAL for unknown flags. */
+#define HWT_ARM_COS	(HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET)
+
+/*
+ * Whether an arm's @flags are unknown, or cancel on set with a deadline
+ * that is not an absolute one on CLOCK_REALTIME: -EINVAL, else 0.
+ */
+static inline int check_arm(int clock, unsigned int flags)
+{
+	if (flags & ~HWT_ARM_COS)
+		return -EINVAL;
+	if ((flags & HWTIMER_ARM_CANCEL_ON_SET) &&
+	    (flags != HWT_ARM_COS || clock != CLOCK_REALTIME))
+		return -EINVAL;
+	return 0;
+}
+
+/* Fill @op for an arm; -EINVAL as check_arm(). */
 static int make_arm(struct hwtimer_batch_op *op, int clock,
 		    uint64_t deadline_ns, uint64_t period_ns, unsigned int flags,
 		    uint64_t user_data)
 {
-	if (flags & ~HWTIMER_ARM_ABS)
+	if (check_arm(clock, flags))
 		return -EINVAL;
 	memset(op, 0, sizeof(*op));
 	op->op = HWTIMER_OP_ARM;
@@ -617,8 +690,10 @@ HWT_EXPORT int hwtimer_prep_arm(struct hwtimer *h, int clock,
 				struct hwtimer_result *res)
 {
 	struct hwtimer_batch_op *op;
-	int r = sq_next(h, flags, res, &op);
+	int r = check_arm(clock, flags);
 
+	if (!r)
+		r = sq_next(h, 0, res, &op);
 	if (!r)
 		make_arm(op, clock, deadline_ns, period_ns, flags, user_data);
 	return r;

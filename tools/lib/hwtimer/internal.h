@@ -70,6 +70,9 @@ struct hwt_backend {
  * @cq_tail: end of the records in @cq
  * @cq: records taken from the backend, handed out one by one
  * @ring: the device's timer rings when in use (ring.c), else NULL
+ * @read_all: on the device, read() whatever the rings' count says: a
+ *	cancel-on-set timeout was armed, whose clock-set record the
+ *	kernel queues in a read()
  */
 struct hwtimer {
 	const struct hwt_backend *be;
@@ -86,6 +89,7 @@ struct hwtimer {
 	unsigned int cq_tail;
 	struct hwtimer_event cq[HWT_CQ_SIZE];
 	struct hwt_ring *ring;
+	bool read_all;
 };
 
 extern const struct hwt_backend hwtimer__device;

@@ -26,6 +26,21 @@
  * Any call that leaves records waiting makes the monotonic timerfd expire
  * at once, so hwtimer_fd() polls readable however the records were served.
  *
+ * Cancel on set (HWTIMER_ARM_CANCEL_ON_SET): such a timeout sits on the
+ * realtime heap as any absolute one, and while one is pending a sentinel
+ * watches the wall clock: a fourth timerfd, on CLOCK_REALTIME with
+ * TFD_TIMER_CANCEL_ON_SET at a time it never reaches, in the epoll fd.
+ * A set of the clock makes it readable, and its read() fail with
+ * ECANCELED once per set; it is never set again while it watches (a
+ * timerfd_settime() would forget a set not yet read), and goes when no
+ * such timeout is pending. Every call reads it: a set turns each pending
+ * cancel-on-set timeout into its clock-set record. An arm reads it first,
+ * so that a set before the arm cancels nothing it arms; a serve reads it
+ * before it serves a cancel-on-set timeout as an expiry, which the set,
+ * not the deadline, may have made due. As with timerfd(2), a set that
+ * comes after such a deadline but before the call that serves it is
+ * what the record reports.
+ *
  * Ids are built like the device's: a context tag (20 bits, from a counter
  * shared by the process), the slot's generation (20) and its index (24);
  * free slots are reused oldest first.
@@ -46,6 +61,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -97,6 +113,9 @@ static atomic_uint fb_tags;
  * @fired: a one-shot that expired
  * @queued: its record waits in the FIFO
  * @dormant: a periodic stopped until its record is read
+ * @cos: armed with HWTIMER_ARM_CANCEL_ON_SET and counted in @cos_n of
+ *	struct hwt_fb: a set of the clock would cancel it
+ * @clock_set: a set of the clock cancelled it: its record says so
  */
 struct fb_timer {
 	uint64_t cookie;
@@ -114,6 +133,8 @@ struct fb_timer {
 	bool fired;
 	bool queued;
 	bool dormant;
+	bool cos;
+	bool clock_set;
 };
 
 /**
@@ -153,6 +174,9 @@ struct fb_heap {
  * @nep: the notifier's epoll fd (timerfds edge-triggered, @nstop), or -1
  * @nstop: eventfd that tells the notifier to return
  * @nthr: the notifier, running while @nep is not -1
+ * @cos_n: timeouts with @cos set: pending, a set would cancel them
+ * @cos_fd: the sentinel that hears of sets of the clock while @cos_n is
+ *	not 0 (cos_open()), else -1
  */
 struct hwt_fb {
 	struct fb_timer *t;
@@ -177,6 +201,8 @@ struct hwt_fb {
 	int nep;
 	int nstop;
 	pthread_t nthr;
+	uint32_t cos_n;
+	int cos_fd;
 };
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -311,15 +337,42 @@ static void slot_free(struct hwt_fb *fb, uint32_t s)
 	fb->live--;
 }
 
+/* A set of the clock no longer concerns @t: it fired, or it is gone. */
+static void cos_forget(struct hwt_fb *fb, struct fb_timer *t)
+{
+	if (!t->cos)
+		return;
+	t->cos = false;
+	fb->cos_n--;
+}
+
 /* The id no longer matches; the slot goes once no record waits. */
 static void unlink_timer(struct hwt_fb *fb, uint32_t s)
 {
+	cos_forget(fb, &fb->t[s]);
 	fb->t[s].linked = false;
 	if (!fb->t[s].queued)
 		slot_free(fb, s);
 }
 
 /* ---- expiries ---- */
+
+/* Queue the record of @s, unless it waits already. */
+static void ev_push(struct hwt_fb *fb, uint32_t s)
+{
+	struct fb_timer *t = &fb->t[s];
+
+	if (t->queued)
+		return;
+	t->queued = true;
+	fb->queued++;
+	t->next = NONE;
+	if (fb->ev_head == NONE)
+		fb->ev_head = s;
+	else
+		fb->t[fb->ev_tail].next = s;
+	fb->ev_tail = s;
+}
 
 /* Serve timeout @s, off its heap, at @now (not before its deadline). */
 static void fire(struct hwt_fb *fb, uint32_t s, uint64_t now)
@@ -338,18 +391,62 @@ static void fire(struct hwt_fb *fb, uint32_t s, uint64_t now)
 	} else {
 		t->rec_deadline = t->deadline;
 		t->fired = true;
+		cos_forget(fb, t);
 	}
 	fb->fired++;
-	if (t->queued)
-		return;
-	t->queued = true;
-	fb->queued++;
-	t->next = NONE;
-	if (fb->ev_head == NONE)
-		fb->ev_head = s;
-	else
-		fb->t[fb->ev_tail].next = s;
-	fb->ev_tail = s;
+	ev_push(fb, s);
+}
+
+/*
+ * A set of the clock cancelled cancel-on-set timeout @s, seen at @now on
+ * the wall clock: its record says so, with the deadline it was armed for
+ * (a periodic one's next), or, when a record of a periodic one waits
+ * unread, that record's deadline and overruns. A one-shot's id goes with
+ * the record, as after an expiry; a periodic one's at once.
+ */
+static void cos_cancel(struct hwt_fb *fb, uint32_t s, uint64_t now)
+{
+	struct fb_timer *t = &fb->t[s];
+
+	cos_forget(fb, t);
+	t->clock_set = true;
+	if (t->hidx != NONE)
+		heap_remove(fb, s);
+	if (!t->queued) {
+		t->rec_deadline = t->deadline;
+		t->rec_overruns = 0;
+	}
+	t->rec_fire = now;
+	if (!t->period)
+		t->fired = true;
+	fb->cancelled++;
+	ev_push(fb, s);
+	if (t->period)
+		unlink_timer(fb, s);
+}
+
+/*
+ * Whether the wall clock was set since the sentinel last looked: its
+ * read() fails with ECANCELED once per set (and the sentinel watches on,
+ * from the clock as it is now).
+ */
+static bool cos_was_set(struct hwt_fb *fb)
+{
+	uint64_t ticks;
+
+	return fb->cos_fd >= 0 &&
+	       read(fb->cos_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED;
+}
+
+/* The wall clock was set: cancel every cancel-on-set timeout pending. */
+static void cos_set(struct hwt_fb *fb)
+{
+	uint64_t now = hwtimer__now(CLOCK_REALTIME);
+	uint32_t s;
+
+	for (s = 0; s < fb->nslots && fb->cos_n; s++)
+		if (fb->t[s].used && fb->t[s].cos)
+			cos_cancel(fb, s, now);
 }
 
 /* Serve @s now if its deadline passed, as the device would have. */
@@ -420,7 +517,7 @@ static bool tfd_went_off(struct hwt_fb *fb, unsigned int ci)
 static void serve_due(struct hwt_fb *fb, unsigned int ci)
 {
 	struct fb_heap *hp = &fb->heap[ci];
-	bool stale = false;
+	bool stale = false, checked = false;
 	uint64_t now;
 	uint32_t s;
 
@@ -432,9 +529,11 @@ static void serve_due(struct hwt_fb *fb, unsigned int ci)
 		/*
 		 * The clock reached the timerfd's time and was set back
 		 * before this call: what was due then is served as of then,
-		 * as the device's wheel served it.
+		 * as the device's wheel served it: before the set, so as
+		 * expiries, cancel-on-set ones too.
 		 */
 		now = fb->armed_at[ci];
+		checked = true;
 	}
 	if (fb->armed_at[ci] && fb->armed_at[ci] <= now) {
 		fb->armed_at[ci] = 0;
@@ -442,6 +541,18 @@ static void serve_due(struct hwt_fb *fb, unsigned int ci)
 	}
 	while (hp->len && fb->t[hp->slot[0]].deadline <= now) {
 		s = hp->slot[0];
+		/*
+		 * A set of the clock may have made it due: the sentinel,
+		 * read after @now, tells. Without a set, every deadline up
+		 * to @now was reached on the clock as it was at the arms.
+		 */
+		if (fb->t[s].cos && !checked) {
+			checked = true;
+			if (cos_was_set(fb)) {
+				cos_set(fb);
+				continue;
+			}
+		}
 		heap_remove(fb, s);
 		fire(fb, s, now);
 	}
@@ -463,20 +574,24 @@ struct notify_arg {
 	int efd;
 };
 
+/* Data of the notifier's fds in its epoll: clock indexes, then these. */
+#define NOTIFY_STOP	FB_NCLOCKS
+#define NOTIFY_COS	(FB_NCLOCKS + 1)
+
 static void *notify_main(void *p)
 {
 	struct notify_arg a = *(struct notify_arg *)p;
-	struct epoll_event evs[FB_NCLOCKS + 1];
+	struct epoll_event evs[NOTIFY_COS + 1];
 	uint64_t one = 1;
 	bool signal;
 	int i, n;
 
 	free(p);
 	for (;;) {
-		n = epoll_wait(a.ep, evs, FB_NCLOCKS + 1, -1);
+		n = epoll_wait(a.ep, evs, NOTIFY_COS + 1, -1);
 		signal = false;
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.u32 == FB_NCLOCKS)
+			if (evs[i].data.u32 == NOTIFY_STOP)
 				return NULL;
 			signal = true;
 		}
@@ -500,10 +615,15 @@ static int notify_start(struct hwt_fb *fb)
 	fb->nstop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (fb->nep < 0 || fb->nstop < 0)
 		goto err;
-	for (ev.data.u32 = 0; ev.data.u32 <= FB_NCLOCKS; ev.data.u32++)
+	for (ev.data.u32 = 0; ev.data.u32 <= NOTIFY_STOP; ev.data.u32++)
 		if (epoll_ctl(fb->nep, EPOLL_CTL_ADD, ev.data.u32 < FB_NCLOCKS ?
 			      fb->tfd[ev.data.u32] : fb->nstop, &ev))
 			goto err;
+	/* A set of the clock signals as an expiry does. */
+	ev.data.u32 = NOTIFY_COS;
+	if (fb->cos_fd >= 0 &&
+	    epoll_ctl(fb->nep, EPOLL_CTL_ADD, fb->cos_fd, &ev))
+		goto err;
 	a->ep = fb->nep;
 	a->efd = fb->efd;
 	sigfillset(&all);
@@ -567,6 +687,77 @@ static int fds_open(struct hwtimer *h)
 	return 0;
 }
 
+/*
+ * Start the sentinel (see the top), in the epoll fd and the notifier's:
+ * a timerfd, new, so that it takes the clock as it is now, set to a time
+ * it never reaches. Return: 0 or a negative errno.
+ */
+static int cos_open(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct itimerspec its = { 0 };
+	int fd, err;
+
+	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	its.it_value.tv_sec = UINT64_MAX / 1000000000ULL;
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+			    &its, NULL) ||
+	    epoll_ctl(h->fd, EPOLL_CTL_ADD, fd, &ev))
+		goto err;
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.u32 = NOTIFY_COS;
+	if (fb->nep >= 0 && epoll_ctl(fb->nep, EPOLL_CTL_ADD, fd, &ev)) {
+		err = errno;
+		epoll_ctl(h->fd, EPOLL_CTL_DEL, fd, NULL);
+		errno = err;
+		goto err;
+	}
+	fb->cos_fd = fd;
+	return 0;
+
+err:
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+/*
+ * Stop the sentinel: no cancel-on-set timeout is pending. Taken out of
+ * the epolls first: a child of fork() may hold it open, which would keep
+ * it in them.
+ */
+static void cos_close(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+
+	epoll_ctl(h->fd, EPOLL_CTL_DEL, fb->cos_fd, NULL);
+	if (fb->nep >= 0)
+		epoll_ctl(fb->nep, EPOLL_CTL_DEL, fb->cos_fd, NULL);
+	close(fb->cos_fd);
+	fb->cos_fd = -1;
+}
+
+/* No cancel-on-set timeout is pending any more: stop the sentinel. */
+static void cos_idle(struct hwtimer *h)
+{
+	if (h->fb->cos_fd >= 0 && !h->fb->cos_n)
+		cos_close(h);
+}
+
+/*
+ * Whether the sentinel @fd that a child of fork() inherited heard of a
+ * set of the clock that its parent has not read: it is readable.
+ */
+static bool cos_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
 static void fds_close(struct hwtimer *h)
 {
 	unsigned int ci;
@@ -579,10 +770,43 @@ static void fds_close(struct hwtimer *h)
 }
 
 /*
+ * A child of fork() shares its parent's fds: it opens its own. A set of
+ * the clock that the parent has not read yet it takes from the sentinel
+ * they share, before it starts a sentinel of its own.
+ */
+static int fb_forked(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+	bool set = false;
+	unsigned int ci;
+	int r;
+
+	notify_stop(fb, false);
+	if (fb->cos_fd >= 0) {
+		set = cos_readable(fb->cos_fd);
+		close(fb->cos_fd);
+		fb->cos_fd = -1;
+	}
+	fds_close(h);
+	h->fd = -1;
+	for (ci = 0; ci < FB_NCLOCKS; ci++)
+		fb->tfd[ci] = -1;
+	r = fds_open(h);
+	if (!r && fb->efd >= 0)
+		r = notify_start(fb);
+	if (r)
+		return r;
+	if (set)
+		cos_set(fb);
+	return fb->cos_n ? cos_open(h) : 0;
+}
+
+/*
  * Every entry starts here, and ends with keep_ready() once it took what
  * it takes. A child of fork() shares the parent's timerfds, which each
  * would set for its own copy of the heaps: the child's first call gives
- * it fds of its own. Then the deadlines that passed are served.
+ * it fds of its own. Then the deadlines that passed are served, and a
+ * set of the clock cancels the cancel-on-set timeouts still pending.
  */
 static int fb_enter(struct hwtimer *h)
 {
@@ -591,19 +815,15 @@ static int fb_enter(struct hwtimer *h)
 	int r;
 
 	if (fb->proc != hwtimer__proc()) {
-		notify_stop(fb, false);
-		fds_close(h);
-		h->fd = -1;
-		for (ci = 0; ci < FB_NCLOCKS; ci++)
-			fb->tfd[ci] = -1;
-		r = fds_open(h);
-		if (!r && fb->efd >= 0)
-			r = notify_start(fb);
+		r = fb_forked(h);
 		if (r)
 			return r;
 	}
 	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		serve_due(fb, ci);
+	if (cos_was_set(fb))
+		cos_set(fb);
+	cos_idle(h);
 	return 0;
 }
 
@@ -624,7 +844,7 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	h->tick_ns = HWTIMER_TIMERFD_TICK_NS;
 	h->features = HWTIMER_FEATURE_PERIODIC | HWTIMER_FEATURE_BOOTTIME |
 		      HWTIMER_FEATURE_BATCH | HWTIMER_FEATURE_EVENTFD |
-		      HWTIMER_FEATURE_REALTIME;
+		      HWTIMER_FEATURE_REALTIME | HWTIMER_FEATURE_CANCEL_ON_SET;
 	/* What the device would answer with the same limits; no ioctls. */
 	memset(&h->api, 0, sizeof(h->api));
 	h->api.api = HWTIMER_API;
@@ -637,6 +857,7 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	fb->efd = -1;
 	fb->nep = -1;
 	fb->nstop = -1;
+	fb->cos_fd = -1;
 	tag = atomic_fetch_add(&fb_tags, 1) % ((1U << 20) - 1) + 1;
 	fb->tag = tag << TAG_SHIFT;
 	r = fds_open(h);
@@ -650,14 +871,36 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 
 /* ---- operations ---- */
 
+/*
+ * Before a cancel-on-set arm: a set of the clock before it must cancel
+ * only the timeouts armed before it, so the sentinel is read first, or
+ * started if none watches yet. Return: 0 or a negative errno.
+ */
+static int cos_prepare(struct hwtimer *h)
+{
+	struct hwt_fb *fb = h->fb;
+
+	if (fb->cos_fd < 0)
+		return cos_open(h);
+	if (cos_was_set(fb))
+		cos_set(fb);
+	return 0;
+}
+
 static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 {
+	const unsigned int cos = HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET;
 	struct hwt_fb *fb = h->fb;
 	struct fb_timer *t;
 	uint32_t s, gen;
 	uint8_t ci;
+	int r;
 
-	if (op->flags & ~HWTIMER_ARM_ABS)
+	if (op->flags & ~cos)
+		return -EINVAL;
+	/* Cancel on set: of an absolute wall-clock deadline only. */
+	if ((op->flags & HWTIMER_ARM_CANCEL_ON_SET) &&
+	    (op->flags != cos || op->clock != CLOCK_REALTIME))
 		return -EINVAL;
 	/* A relative deadline on CLOCK_REALTIME runs on CLOCK_MONOTONIC. */
 	if (op->clock == CLOCK_MONOTONIC ||
@@ -673,6 +916,11 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 		return -EINVAL;
 	if (fb->live >= FB_MAX_LIVE)
 		return -ENOSPC;
+	if (op->flags & HWTIMER_ARM_CANCEL_ON_SET) {
+		r = cos_prepare(h);
+		if (r)
+			return r;
+	}
 	s = slot_alloc(fb);
 	if (s == NONE)
 		return -ENOMEM;
@@ -692,6 +940,10 @@ static int op_arm(struct hwtimer *h, struct hwtimer_batch_op *op)
 	if (heap_push(fb, s)) {
 		slot_free(fb, s);
 		return -ENOMEM;
+	}
+	if (op->flags & HWTIMER_ARM_CANCEL_ON_SET) {
+		t->cos = true;
+		fb->cos_n++;
 	}
 	op->id = slot_id(fb, s);
 	fb->armed++;
@@ -789,6 +1041,7 @@ static int fb_run(struct hwtimer *h, struct hwtimer_batch_op *ops,
 	}
 	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		tfd_sync(h->fb, ci, false);
+	cos_idle(h);
 	keep_ready(h->fb);
 	return 0;
 }
@@ -813,6 +1066,8 @@ static void fill_record(struct hwt_fb *fb, uint32_t s, struct hwtimer_event *ev,
 	ev->overruns = t->rec_overruns;
 	ev->clock = fb_clocks[t->ci];
 	ev->flags = t->linked && t->period ? 0 : HWTIMER_EVENT_LAST;
+	if (t->clock_set)
+		ev->flags |= HWTIMER_EVENT_CLOCK_SET | HWTIMER_EVENT_LAST;
 	*next = 0;
 	if (!t->period || !t->dormant || !t->linked)
 		return;
@@ -874,6 +1129,7 @@ static int fb_read(struct hwtimer *h, struct hwtimer_event *evs,
 	fb->read += n;
 	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		tfd_sync(fb, ci, false);
+	cos_idle(h);
 	keep_ready(fb);
 	return n ? (int)n : -EAGAIN;
 }
@@ -964,6 +1220,8 @@ static void fb_close(struct hwtimer *h)
 	notify_stop(h->fb, h->fb->proc == hwtimer__proc());
 	if (h->fb->efd >= 0)
 		close(h->fb->efd);
+	if (h->fb->cos_fd >= 0)
+		close(h->fb->cos_fd);
 	fds_close(h);
 	for (ci = 0; ci < FB_NCLOCKS; ci++)
 		free(h->fb->heap[ci].slot);

@@ -954,6 +954,269 @@ out:
 	hwtimer_close(h);
 }
 
+#define COS		(HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET)
+#define CLOCK_SET_LAST	(HWTIMER_EVENT_CLOCK_SET | HWTIMER_EVENT_LAST)
+
+/*
+ * Without HWTIMER_FEATURE_CANCEL_ON_SET (a module older than it), an
+ * absolute CLOCK_REALTIME arm with HWTIMER_ARM_CANCEL_ON_SET is refused
+ * with -EINVAL, nothing armed: check it, and skip. The timerfd backend
+ * always has it.
+ */
+static bool cos_or_skip(struct hwtimer *h)
+{
+	uint64_t id = 0;
+	int r;
+
+	if (!realtime_or_skip(h))
+		return false;
+	if (hwtimer_features(h) & HWTIMER_FEATURE_CANCEL_ON_SET)
+		return true;
+	ok(on_device(h), "the timerfd backend lacks cancel on set");
+	r = hwtimer_arm(h, CLOCK_REALTIME, now_ns(CLOCK_REALTIME) + MS, 0, COS,
+			1, &id);
+	ok(r == -EINVAL && !id, "cancel on set, no feature: %d", r);
+	ok(quiet_for(h, 50), "something was armed");
+	skip("no HWTIMER_FEATURE_CANCEL_ON_SET");
+	return false;
+}
+
+/*
+ * HWTIMER_ARM_CANCEL_ON_SET where it means nothing: -EINVAL, nothing
+ * armed or queued. It goes with HWTIMER_ARM_ABS on CLOCK_REALTIME only,
+ * and is an arm's flag: modify refuses it, single or queued.
+ */
+static void t_cos_refused(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_result res;
+	uint64_t id = 0, ok_id;
+	int r;
+
+	if (!h)
+		return;
+	if (!cos_or_skip(h))
+		goto out;
+	r = hwtimer_arm(h, CLOCK_REALTIME, 100 * MS, 0,
+			HWTIMER_ARM_CANCEL_ON_SET, 1, &id);
+	ok(r == -EINVAL && !id, "relative CLOCK_REALTIME: %d", r);
+	r = hwtimer_arm(h, CLOCK_MONOTONIC, now_ns(CLOCK_MONOTONIC) + 100 * MS,
+			0, COS, 2, &id);
+	ok(r == -EINVAL && !id, "absolute CLOCK_MONOTONIC: %d", r);
+	r = hwtimer_arm(h, CLOCK_MONOTONIC, 100 * MS, 0,
+			HWTIMER_ARM_CANCEL_ON_SET, 3, &id);
+	ok(r == -EINVAL && !id, "relative CLOCK_MONOTONIC: %d", r);
+	r = hwtimer_arm(h, CLOCK_BOOTTIME, now_ns(CLOCK_BOOTTIME) + 100 * MS,
+			0, COS, 4, &id);
+	ok(r == -EINVAL && !id, "absolute CLOCK_BOOTTIME: %d", r);
+	r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, 100 * MS, 0,
+			     HWTIMER_ARM_CANCEL_ON_SET, 5, &res);
+	ok(r == -EINVAL && !hwtimer_sq_ready(h), "queued, CLOCK_MONOTONIC: %d",
+	   r);
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME,
+			     now_ns(CLOCK_REALTIME) + 3600000 * MS, 0,
+			     HWTIMER_ARM_ABS, 6, &ok_id), "arm a plain one"))
+		goto out;
+	r = hwtimer_modify(h, ok_id, now_ns(CLOCK_REALTIME) + 100 * MS, COS);
+	ok(r == -EINVAL, "modify: %d", r);
+	r = hwtimer_modify(h, ok_id, 100 * MS, HWTIMER_ARM_CANCEL_ON_SET);
+	ok(r == -EINVAL, "relative modify: %d", r);
+	r = hwtimer_prep_modify(h, ok_id, 100 * MS, HWTIMER_ARM_CANCEL_ON_SET,
+				&res);
+	ok(r == -EINVAL && !hwtimer_sq_ready(h), "queued modify: %d", r);
+	ok(quiet_for(h, 200), "something was armed or moved");
+	r = hwtimer_cancel(h, ok_id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel the plain one: %d", r);
+out:
+	hwtimer_close(h);
+}
+
+/*
+ * With the clock left alone, a cancel-on-set timeout is any absolute
+ * CLOCK_REALTIME one: a one-shot 100 ms ahead expires with the deadline
+ * as armed, never early, flags LAST alone; a queued one, between
+ * monotonic arms in one submit (on the device an ARM call of its own
+ * between them), does the same; one an hour ahead cancels as usual.
+ */
+static void t_cos_expires(void)
+{
+	struct hwtimer *h = ctx_open(0);
+	struct hwtimer_result res[3];
+	struct hwtimer_event ev;
+	uint64_t dl, id, seen = 0;
+	unsigned int i;
+	int r;
+
+	if (!h)
+		return;
+	if (!cos_or_skip(h))
+		goto out;
+	dl = now_ns(CLOCK_REALTIME) + 100 * MS;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, dl, 0, COS, 7, &id), "arm"))
+		goto out;
+	if (!ok(next_event(h, &ev, WAIT_NS) && ev.id == id, "no expiry"))
+		goto out;
+	ok(ev.flags == HWTIMER_EVENT_LAST && !ev.overruns &&
+	   ev.clock == CLOCK_REALTIME && ev.cookie == 7,
+	   "flags %#x overruns %" PRIu64 " clock %u", ev.flags,
+	   (uint64_t)ev.overruns, ev.clock);
+	ok(ev.deadline_ns == dl, "record deadline %" PRIu64 " armed %" PRIu64,
+	   (uint64_t)ev.deadline_ns, dl);
+	ok(now_ns(CLOCK_REALTIME) >= dl && ev.fire_ns >= dl,
+	   "early on CLOCK_REALTIME: fire %" PRIu64 " deadline %" PRIu64,
+	   (uint64_t)ev.fire_ns, dl);
+	/* 1 s tolerance: see the top. */
+	ok(ev.fire_ns - dl < LATE_MAX_NS, "%" PRIu64 " ms late",
+	   (uint64_t)(ev.fire_ns - dl) / MS);
+	r = hwtimer_cancel(h, id);
+	ok(r == -ENOENT, "cancel after its last record: %d", r);
+
+	memset(res, 0xaa, sizeof(res));
+	dl = now_ns(CLOCK_REALTIME) + 30 * MS;
+	r = hwtimer_prep_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 0, &res[0]);
+	r |= hwtimer_prep_arm(h, CLOCK_REALTIME, dl, 0, COS, 1, &res[1]);
+	r |= hwtimer_prep_arm(h, CLOCK_MONOTONIC, 20 * MS, 0, 0, 2, &res[2]);
+	if (!ok(!r, "prep: %d", r))
+		goto out;
+	r = hwtimer_submit(h);
+	ok(!r, "submit: %d failed", r);
+	for (i = 0; i < 3; i++)
+		ok(!res[i].status && res[i].id, "queued arm %u: %d", i,
+		   res[i].status);
+	for (i = 0; i < 3; i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS) && ev.cookie < 3 &&
+			!(seen & 1ULL << ev.cookie), "queued expiry %u", i))
+			goto out;
+		seen |= 1ULL << ev.cookie;
+		ok(ev.id == res[ev.cookie].id && ev.fire_ns >= ev.deadline_ns &&
+		   ev.flags == HWTIMER_EVENT_LAST, "%" PRIu64
+		   ": id, early or flags %#x", (uint64_t)ev.cookie, ev.flags);
+		if (ev.cookie == 1)
+			ok(ev.clock == CLOCK_REALTIME && ev.deadline_ns == dl,
+			   "queued: clock %u deadline %" PRIu64 " armed %"
+			   PRIu64, ev.clock, (uint64_t)ev.deadline_ns, dl);
+	}
+
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME,
+			     now_ns(CLOCK_REALTIME) + 3600000 * MS, 0, COS, 8,
+			     &id), "arm an hour away"))
+		goto out;
+	r = hwtimer_cancel(h, id);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel: %d", r);
+	ok(quiet_for(h, 100), "a record after the cancel");
+out:
+	hwtimer_close(h);
+}
+
+/* Set CLOCK_REALTIME to @ns: 0, or -errno. */
+static int set_realtime(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+/* The record of cancel-on-set @id, armed for @dl, that the set at @set made. */
+static void check_clock_set(const struct hwtimer_event *ev, uint64_t dl,
+			    uint64_t set, uint64_t cookie)
+{
+	ok(ev->flags == CLOCK_SET_LAST && ev->clock == CLOCK_REALTIME &&
+	   !ev->overruns, "%" PRIu64 ": flags %#x clock %u overruns %" PRIu64,
+	   cookie, ev->flags, ev->clock, (uint64_t)ev->overruns);
+	ok(ev->deadline_ns == dl, "%" PRIu64 ": record deadline %" PRIu64
+	   " armed %" PRIu64, cookie, (uint64_t)ev->deadline_ns, dl);
+	/* When the set was seen: at or after the clock's new time, not later than now. */
+	ok(ev->fire_ns >= set && ev->fire_ns <= now_ns(CLOCK_REALTIME),
+	   "%" PRIu64 ": fire %" PRId64 " ns from the set", cookie,
+	   (int64_t)(ev->fire_ns - set));
+}
+
+/*
+ * A set of the wall clock, for real: only with HWTIMER_TEST_SET_CLOCK=1
+ * in the environment (a test VM) and when clock_settime() is allowed.
+ * A cancel-on-set one-shot and periodic one, a plain one, all 60 s ahead;
+ * the clock set back 2 s; a cancel-on-set one armed after the set. The
+ * two armed before it come as clock-set records within WAIT_NS (the
+ * deadline as armed), the others stay pending. Then the clock is put
+ * back (its time at the start plus CLOCK_MONOTONIC's elapsed), a set as
+ * well: hwtimer_fd() polls readable with no call on the context, and the
+ * one armed between the sets comes cancelled in its turn.
+ */
+static void t_cos_clock_set(void)
+{
+	const char *env = getenv("HWTIMER_TEST_SET_CLOCK");
+	struct hwtimer *h = NULL;
+	uint64_t real0 = 0, mono0 = 0, set, dl, dl4, id[5], seen = 0;
+	struct hwtimer_event ev = { 0 };
+	bool moved = false;
+	unsigned int i;
+	int r;
+
+	if (!env || strcmp(env, "1")) {
+		skip("sets the clock: only with HWTIMER_TEST_SET_CLOCK=1");
+		return;
+	}
+	h = ctx_open(0);
+	if (!h)
+		return;
+	if (!cos_or_skip(h))
+		goto out;
+	mono0 = now_ns(CLOCK_MONOTONIC);
+	real0 = now_ns(CLOCK_REALTIME);
+	dl = real0 + 60000 * MS;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, dl, 0, COS, 1, &id[1]) &&
+		!hwtimer_arm(h, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 2,
+			     &id[2]) &&
+		!hwtimer_arm(h, CLOCK_REALTIME, dl, 60000 * MS, COS, 3, &id[3]),
+		"arm"))
+		goto out;
+	set = real0 + (now_ns(CLOCK_MONOTONIC) - mono0) - 2000 * MS;
+	r = set_realtime(set);
+	if (r) {
+		ok(r == -EPERM, "clock_settime: %s", strerror(-r));
+		skip("clock_settime() not allowed");
+		goto out;
+	}
+	moved = true;
+	dl4 = now_ns(CLOCK_REALTIME) + 60000 * MS;
+	if (!ok(!hwtimer_arm(h, CLOCK_REALTIME, dl4, 0, COS, 4, &id[4]),
+		"arm after the set"))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (!ok(next_event(h, &ev, WAIT_NS) &&
+			(ev.cookie == 1 || ev.cookie == 3) &&
+			!(seen & 1ULL << ev.cookie),
+			"clock-set record %u: cookie %" PRIu64, i, ev.cookie))
+			goto out;
+		seen |= 1ULL << ev.cookie;
+		ok(ev.id == id[ev.cookie], "%" PRIu64 ": id", ev.cookie);
+		check_clock_set(&ev, dl, set, ev.cookie);
+	}
+	ok(quiet_for(h, 200), "the plain one or the one armed after the set");
+	r = hwtimer_cancel(h, id[1]);
+	ok(r == -ENOENT, "cancel of the one-shot cancelled by the set: %d", r);
+	r = hwtimer_cancel(h, id[3]);
+	ok(r == -ENOENT, "cancel of the periodic cancelled by the set: %d", r);
+
+	/* Put the clock back: a set too, which the fd reports by itself. */
+	set = real0 + (now_ns(CLOCK_MONOTONIC) - mono0);
+	r = set_realtime(set);
+	if (!ok(!r, "clock_settime back: %s", strerror(-r)))
+		goto out;
+	moved = false;
+	ok(due_within(h, WAIT_NS / MS), "hwtimer_fd not readable after the set");
+	if (ok(next_event(h, &ev, WAIT_NS) && ev.id == id[4],
+	       "no clock-set record for the one armed after the first set"))
+		check_clock_set(&ev, dl4, set, 4);
+	ok(quiet_for(h, 200), "a record for the plain one");
+	r = hwtimer_cancel(h, id[2]);
+	ok(r == HWTIMER_RESULT_CANCELLED, "cancel the plain one: %d", r);
+out:
+	if (moved && set_realtime(real0 + (now_ns(CLOCK_MONOTONIC) - mono0)))
+		ok(false, "could not put the clock back: %s", strerror(errno));
+	hwtimer_close(h);
+}
+
 /* Past absolute deadlines fire at once; UINT64_MAX ones never wrap. */
 static void t_past_and_max(void)
 {
@@ -1463,6 +1726,9 @@ static const struct {
 	{ t_realtime_periodic, "CLOCK_REALTIME periodic: first + whole periods" },
 	{ t_realtime_batch, "CLOCK_REALTIME in a submit, beside monotonic arms" },
 	{ t_realtime_stats, "stats of CLOCK_REALTIME: the context's counters" },
+	{ t_cos_refused, "cancel on set: -EINVAL unless absolute CLOCK_REALTIME arm" },
+	{ t_cos_expires, "cancel on set, clock left alone: expires as any timeout" },
+	{ t_cos_clock_set, "cancel on set: a set of the clock cancels, with a record" },
 	{ t_past_and_max, "past deadline at once, UINT64_MAX never" },
 	{ t_bad_args, "bad flags, clock, period below the tick: -EINVAL" },
 	{ t_peek_wait, "peek does not wait, wait times out with -ETIME" },

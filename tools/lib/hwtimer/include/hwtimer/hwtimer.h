@@ -32,6 +32,17 @@
  * timeout's clock. CLOCK_REALTIME needs %HWTIMER_FEATURE_REALTIME: a
  * module without it refuses the clock with -EINVAL.
  *
+ * Cancel on set, timerfd's TFD_TIMER_CANCEL_ON_SET for one timeout: an
+ * absolute CLOCK_REALTIME timeout armed with %HWTIMER_ARM_CANCEL_ON_SET
+ * is cancelled when the wall clock is set (clock_settime(), an NTP step,
+ * a leap second, a resume) before it expires. Its record then comes at
+ * once, flags %HWTIMER_EVENT_CLOCK_SET | %HWTIMER_EVENT_LAST, deadline_ns
+ * as armed (a periodic one's next deadline), fire_ns the wall clock when
+ * the set was seen, overruns 0 (or a periodic one's unread periods), and
+ * its id is unknown from then on. A set before the arm cancels nothing it
+ * arms; without a set it expires as any timeout. Both backends have it;
+ * the device needs %HWTIMER_FEATURE_CANCEL_ON_SET (-EINVAL without).
+ *
  * Errors: functions return 0 (or a count) on success and a negative errno
  * on failure, as liburing does; errno is not set, except by hwtimer_open().
  *
@@ -150,7 +161,8 @@ const char *hwtimer_backend(const struct hwtimer *h);
 /**
  * hwtimer_features() - what @h supports
  * Return: %HWTIMER_FEATURE_* bits of <linux/hwtimer.h>; the timerfd
- * backend has the periodic, boottime, batch, eventfd and realtime ones.
+ * backend has the periodic, boottime, batch, eventfd, realtime and
+ * cancel-on-set ones.
  * %HWTIMER_FEATURE_RINGS only while @h arms through the timer rings.
  * Thread-safety: any thread.
  */
@@ -234,13 +246,20 @@ int hwtimer_set_eventfd(struct hwtimer *h, int efd);
  *	to UINT64_MAX is honoured without wrapping. A relative deadline on
  *	CLOCK_REALTIME runs on CLOCK_MONOTONIC (see "Clocks" at the top)
  * @period_ns: 0 for a one-shot, else the period, at least hwtimer_tick_ns()
- * @flags: 0 or %HWTIMER_ARM_ABS
+ * @flags: 0 or %HWTIMER_ARM_ABS; on CLOCK_REALTIME also
+ *	%HWTIMER_ARM_ABS | %HWTIMER_ARM_CANCEL_ON_SET: cancelled, with a
+ *	%HWTIMER_EVENT_CLOCK_SET record, if the wall clock is set before it
+ *	expires (see "Cancel on set" at the top)
  * @user_data: returned in every expiry as its cookie (a pointer: (uintptr_t))
  * @id: where to store the timeout's id, never 0; may be NULL
  *
- * Operations waiting in the submission queue are not flushed first.
+ * Operations waiting in the submission queue are not flushed first. On
+ * the device a cancel-on-set arm is a HWTIMER_IOC_ARM call of its own,
+ * never on the timer rings; hwtimer_prep_arm() takes it too.
  * Return: 0; -EINVAL (flags, clock, period; CLOCK_REALTIME on a module
- * without %HWTIMER_FEATURE_REALTIME), -ENOSPC, -EDQUOT, -ENOMEM.
+ * without %HWTIMER_FEATURE_REALTIME; %HWTIMER_ARM_CANCEL_ON_SET without
+ * %HWTIMER_ARM_ABS, on another clock, or on a module without
+ * %HWTIMER_FEATURE_CANCEL_ON_SET), -ENOSPC, -EDQUOT, -ENOMEM.
  */
 int hwtimer_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 		uint64_t period_ns, unsigned int flags, uint64_t user_data,
@@ -267,11 +286,13 @@ int hwtimer_cancel(struct hwtimer *h, uint64_t id);
  * @id: from arm
  * @deadline_ns: relative, or absolute on the timeout's clock with
  *	%HWTIMER_ARM_ABS
- * @flags: 0 or %HWTIMER_ARM_ABS
+ * @flags: 0 or %HWTIMER_ARM_ABS (not %HWTIMER_ARM_CANCEL_ON_SET)
  *
  * A periodic timeout keeps its period, counted from the new deadline. The
  * timeout keeps its clock: a relative deadline for an absolute
- * CLOCK_REALTIME one counts from the wall clock's now.
+ * CLOCK_REALTIME one counts from the wall clock's now. A cancel-on-set
+ * timeout stays one; one that a set of the clock cancelled is not moved
+ * (%HWTIMER_RESULT_FIRED for a one-shot, -ENOENT for a periodic one).
  * Return: %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED (a one-shot
  * that expired, nothing changed); -ENOENT as for hwtimer_cancel(),
  * -EINVAL for flags.
@@ -287,8 +308,9 @@ int hwtimer_modify(struct hwtimer *h, uint64_t id, uint64_t deadline_ns,
  *
  * A full queue is submitted first (its results written as usual), so a
  * prep never fails for lack of room.
- * Return: 0; -EINVAL for unknown flags (nothing queued); an error of the
- * automatic submit (the op is then not queued either).
+ * Return: 0; -EINVAL for flags hwtimer_arm() refuses whatever the
+ * backend (nothing queued); an error of the automatic submit (the op is
+ * then not queued either).
  */
 int hwtimer_prep_arm(struct hwtimer *h, int clock, uint64_t deadline_ns,
 		     uint64_t period_ns, unsigned int flags, uint64_t user_data,
@@ -370,6 +392,9 @@ void hwtimer_seen(struct hwtimer *h);
  * expire in both, a cancel or arm in one is not seen by the other, and
  * the child's first call on the context gives it its own timerfds (and a
  * new hwtimer_fd()), and its own thread for an eventfd set before fork().
+ * A set of the wall clock between fork() and the child's first call
+ * cancels the child's cancel-on-set timeouts there unless the parent
+ * took notice of it first.
  * The library tells a child by the C library's fork handlers: a child
  * made by a raw clone() system call must not use the parent's contexts.
  */
