@@ -454,10 +454,12 @@ TEST_F(rt, cos_forward)
 /*
  * Set back two seconds, a minute before the deadlines: a one-shot and a
  * periodic cancel-on-set timeout report it at once, through poll(); the
- * plain one stays pending.
+ * plain one stays pending. A CANCEL of the one-shot after the set finds
+ * it fired: the set cancelled it first.
  */
 TEST_F(rt, cos_back)
 {
+	struct hwtimer_cancel_req c = { 0 };
 	struct hwtimer_event ev;
 	__u64 dl, at;
 	int i, seen = 0;
@@ -466,13 +468,15 @@ TEST_F(rt, cos_back)
 		return;
 	dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0,
-			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 14, NULL));
+			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 14, &c.id));
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, SEC,
 			 HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET, 15, NULL));
 	ASSERT_EQ(0, arm(self->fd, CLOCK_REALTIME, dl, 0, HWTIMER_ARM_ABS, 16,
 			 NULL));
 	if (!step(_metadata, self, -2LL * SEC))
 		SKIP(return, "clock_settime: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_CANCEL, &c));
+	EXPECT_EQ((__u32)HWTIMER_RESULT_FIRED, c.result);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at))
 			TH_LOG("record %d not there %d ms after the set", i,
