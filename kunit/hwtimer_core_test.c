@@ -1180,9 +1180,12 @@ static void core_arm_cancel_modify_from_hardirq(struct kunit *test)
 
 /*
  * Items 1..@n ran while item 0's 1 s callback slept, each late by less
- * than 200 ms: the design says one tick, and 200 ms is the emulated VM's
- * scheduling slack, still five times less than the 1 s of waiting for
- * the sleeper. @where says how they stood to it, for the log.
+ * than half that sleep. The design says one tick; the bar is what tells
+ * a hand-over from a wait for the sleeper (1 s) on a host whose vCPUs
+ * stall for hundreds of ms when it is loaded (230 ms seen beside a
+ * make check). The callers also check that the sleeper had not finished
+ * when the last of them ran. @where says how they stood to it, for the
+ * log.
  */
 static void expect_late_by_less(struct kunit *test, const struct item *it,
 				int n, const char *where)
@@ -1194,12 +1197,12 @@ static void expect_late_by_less(struct kunit *test, const struct item *it,
 		max = max(max, it[i].fired_at - it[i].dl[0]);
 	kunit_info(test, "max lateness %s a 1 s sleeping callback: %llu us\n",
 		   where, max / US);
-	KUNIT_EXPECT_LT(test, max, 200 * MS);
+	KUNIT_EXPECT_LT(test, max, 500 * MS);
 }
 
 /*
  * One callback sleeps 1 s; 20 timeouts due 10-200 ms later on the same
- * wheel (2 workers) must all run while it sleeps, late by less than 200 ms.
+ * wheel (2 workers) must all run while it sleeps, late by less than 500 ms.
  */
 static void core_sleeping_callback_does_not_delay_others(struct kunit *test)
 {
@@ -1222,7 +1225,7 @@ static void core_sleeping_callback_does_not_delay_others(struct kunit *test)
  * sleeps, another worker must take the rest over. A callback that sleeps
  * 1 s and 20 timeouts come due in the same tick, the sleeper first in
  * deadline order: the 20 must run while it sleeps, late by less than
- * 200 ms. The worker that took the sleeper may be preempted for a tick
+ * 500 ms. The worker that took the sleeper may be preempted for a tick
  * before its callback starts, and the other worker then runs the 20
  * first: so the sleeper's start is waited for, not assumed.
  */
