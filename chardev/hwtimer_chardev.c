@@ -70,8 +70,8 @@
 #include <linux/nsproxy.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
-#include <linux/rculist.h>
 #include <linux/pvclock_gtod.h>
+#include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -1177,8 +1177,8 @@ err_unreserve:
 
 /*
  * A cancel-on-set timeout @ht was armed: count it, and take the clock's
- * offset now if it is the context's first (cos_sweep() made sure the
- * others' offset is now's). Caller holds the lock and ctx->cos_mutex.
+ * offset now if it is the context's first (cos_sweep_locked() made sure
+ * the others' offset is now's). Caller holds the lock and ctx->cos_mutex.
  */
 static void cos_armed(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
