@@ -447,9 +447,8 @@ static void reap_push(struct hwt_timer *ht, struct hwt_timer **reap)
 }
 
 /*
- * Neither linked nor queued any more: hand the timer to @reap, unless a
- * MODIFY holds it pinned; a quiet one goes to the spares if they have
- * room. Caller holds ctx->wqh.lock.
+ * Neither linked nor queued any more: a one-shot goes to the spares if
+ * they have room, else to @reap. Caller holds ctx->wqh.lock.
  */
 static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 {
@@ -460,7 +459,7 @@ static void kill_timer(struct hwt_timer *ht, struct hwt_timer **reap)
 	ctx->live--;
 	ctx->cos_live -= ht->cos;
 	atomic_long_dec(&ctx->user->live);
-	if (ht->pins || (ht->quiet && spare_put(ctx, ht)))
+	if (!ht->periodic && spare_put(ctx, ht))
 		return;
 	reap_push(ht, reap);
 }
@@ -508,9 +507,9 @@ static void reap_free(struct hwt_timer *reap)
 }
 
 /*
- * Free dead timers of @ctx once no callback can run on them, keeping
- * one-shots as spares while there is room; the other one-shots go back to
- * the slab a batch at a time. May sleep.
+ * Free dead timers of @ctx, keeping one-shots as spares while there is
+ * room; the other one-shots go back to the slab a batch at a time.
+ * May sleep.
  */
 static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 {
@@ -518,9 +517,6 @@ static void reap_timers(struct hwt_ctx *ctx, struct hwt_timer *reap)
 
 	if (!reap)
 		return;
-	for (ht = reap; ht; ht = ht->next)
-		if (!ht->quiet)
-			hwtimer_cancel_sync(&ht->t);
 	if (HWT_SPARE_CHARGED || READ_ONCE(ctx->nspare) < HWT_SPARE_MAX) {
 		spin_lock(&ctx->wqh.lock);
 		for (ht = reap; ht && !ht->periodic; ht = next) {
@@ -588,20 +584,109 @@ static void events_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	}
 }
 
+/* The queue of @ctx's timers that run on @clock. */
+static struct hwt_queue *clock_queue(struct hwt_ctx *ctx, u32 clock)
+{
+	if (clock == CLOCK_REALTIME)
+		return &ctx->q[2];
+	return &ctx->q[clock == CLOCK_BOOTTIME];
+}
+
+static bool q_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct hwt_timer, node)->expires <
+	       rb_entry(b, struct hwt_timer, node)->expires;
+}
+
+/* The timer of @q with the earliest deadline, or NULL. */
+static struct hwt_timer *q_first(struct hwt_queue *q)
+{
+	struct rb_node *n = rb_first_cached(&q->root);
+
+	return n ? rb_entry(n, struct hwt_timer, node) : NULL;
+}
+
+/* Is @ht in its queue? Caller holds the lock. */
+static bool q_pending(const struct hwt_timer *ht)
+{
+	return !RB_EMPTY_NODE(&ht->node);
+}
+
+/* Take @ht out of its queue. Return: whether it was there. */
+static bool q_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!q_pending(ht))
+		return false;
+	rb_erase_cached(&ht->node, &clock_queue(ctx, ht->clock)->root);
+	RB_CLEAR_NODE(&ht->node);
+	return true;
+}
+
+/* Now, on the host's clock of @q. */
+static u64 q_now(const struct hwt_queue *q)
+{
+	return hwtimer_wheel_now(clock_wheel(q->clock));
+}
+
 /*
- * Fold the expiry of periodic @ht the callback serves into its record and
- * stop the timeout until the record is read. Caller holds the lock.
+ * Have @q's wake-up run at its earliest deadline, unless it is armed for
+ * that or earlier. Return: 0, or the error of the wheel (-ENOSPC when
+ * it holds its maximum), the wake-up then left as it was.
+ */
+static int q_wake_sync(struct hwt_queue *q)
+{
+	struct hwt_timer *first = q_first(q);
+	int ret;
+
+	lockdep_assert_held(&q->ctx->wqh.lock);
+	if (!first || (q->wake_at && q->wake_at <= first->expires))
+		return 0;
+	if (hwtimer_state(&q->wake) == HWTIMER_STATE_IDLE)
+		ret = hwtimer_arm(clock_wheel(q->clock), &q->wake,
+				  first->expires, 0, HWTIMER_ARM_ABS);
+	else
+		ret = hwtimer_modify(&q->wake, first->expires, HWTIMER_ARM_ABS);
+	if (!ret)
+		q->wake_at = max(first->expires, 1ULL);
+	return ret;
+}
+
+/*
+ * Put @ht, whose expires and period are set, into its queue.
+ * Return: 0, or the error of q_wake_sync() (@ht is then not queued).
+ */
+static int q_add(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	struct hwt_queue *q = clock_queue(ctx, ht->clock);
+	int ret;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	/* A deadline the wake-up has passed is served at the next one. */
+	if (ht->expires <= q->woke_ns)
+		q->woke_ns = 0;
+	if (!rb_add_cached(&ht->node, &q->root, q_less))
+		return 0;
+	ret = q_wake_sync(q);
+	if (ret)
+		q_remove(ctx, ht);
+	return ret;
+}
+
+/*
+ * Fold the expiry of periodic @ht into its record and stop the timeout
+ * until the record is read. Caller holds the lock.
  */
 static void fire_periodic(struct hwt_timer *ht, u64 overruns)
 {
 	struct hwt_ptimer *pt = to_ptimer(ht);
 
 	lockdep_assert_held(&ht->ctx->wqh.lock);
-	/* This run's deadline is the latest of the expiries it covers. */
-	pt->deadline_ns = hwtimer_deadline(&ht->t);
+	/* The deadline is the latest of the expiries it covers. */
+	pt->deadline_ns = ht->expires;
 	pt->overruns = ht->queued ? pt->overruns + 1 + overruns : overruns;
-	/* Not re-armed when the callback returns: the read re-arms it. */
-	hwtimer_cancel(&ht->t);
+	/* Not armed again: the read arms it. */
+	q_remove(ht->ctx, ht);
 	ht->dormant = true;
 }
 
@@ -713,19 +798,6 @@ static void queue_record(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	}
 }
 
-/*
- * A run that belongs to an earlier arm of ring slot @ht. A periodic slot
- * cancelled while its callback was starting is idle at once, and the
- * ring may arm it again before that callback takes the lock: the new arm
- * is then pending while the old run goes on. Nothing else arms a timer
- * during its own run (MODIFY waits for it). Caller holds the lock.
- */
-static bool stale_run(struct hwt_timer *ht)
-{
-	lockdep_assert_held(&ht->ctx->wqh.lock);
-	return ht->ring && hwtimer_pending(&ht->t);
-}
-
 /* CLOCK_REALTIME's offset from CLOCK_MONOTONIC: it changes at every set. */
 static s64 wall_offs(void)
 {
@@ -743,10 +815,9 @@ static bool cos_stale(struct hwt_ctx *ctx)
 }
 
 /*
- * Queue the clock-set record of cancel-on-set @ht, which no callback will
- * arm again (stopped, or in its own callback). A one-shot's id leaves
- * with the record, as after an expiry; a periodic one's at once.
- * Caller holds the lock.
+ * Queue the clock-set record of cancel-on-set @ht, taking it out of its
+ * queue. A one-shot's id leaves with the record, as after an expiry; a
+ * periodic one's at once. Caller holds the lock.
  */
 static void cos_record(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
@@ -754,6 +825,7 @@ static void cos_record(struct hwt_ctx *ctx, struct hwt_timer *ht)
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	ht->clock_set = true;
+	q_remove(ctx, ht);
 	ht->fire_ns = hwtimer_wheel_now(hwt_rt_wheel);
 	ctx->pending--;
 	ctx->cancelled++;
@@ -762,10 +834,9 @@ static void cos_record(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	} else {
 		/* Keep the unread periods of a record already queued. */
 		if (!ht->queued) {
-			to_ptimer(ht)->deadline_ns = hwtimer_deadline(&ht->t);
+			to_ptimer(ht)->deadline_ns = ht->expires;
 			to_ptimer(ht)->overruns = 0;
 		}
-		hwtimer_cancel(&ht->t);
 		ht->dormant = true;
 	}
 	if (!ht->queued) {
@@ -782,21 +853,16 @@ static void cos_record(struct hwt_ctx *ctx, struct hwt_timer *ht)
 
 /*
  * Cancel-on-set @ht met a set of the wall clock in a sweep: stop it and
- * queue its clock-set record, or mark it for its running callback to.
- * Return: whether a record was queued. Caller holds the lock.
+ * queue its clock-set record. Return: whether a record was queued.
+ * Caller holds the lock.
  */
 static bool cos_cancel(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 	if (!ht->cos || !ht->linked || ht->fired || ht->clock_set)
 		return false;
-	if (!(ht->periodic && ht->dormant) &&
-	    hwtimer_cancel(&ht->t) != HWTIMER_CANCELLED) {
-		ht->clock_set = true;
+	if (!(ht->periodic && ht->dormant) && !q_pending(ht))
 		return false;
-	}
-	/* A one-shot stopped before its callback ran needs no sync to free. */
-	ht->quiet = !ht->periodic;
 	cos_record(ctx, ht);
 	return true;
 }
@@ -923,34 +989,180 @@ static void cos_unregister(void)
 	hwtimer_cancel_sync(&hwt_cos_wake);
 }
 
-/* Callback of every context timeout; process context, on a wheel worker. */
-static void hwt_fire(struct hwtimer_timeout *t)
+/*
+ * Serve the expiry of @ht, due at @now and out of its queue @q: its
+ * record goes to the completion ring (a ring slot, when there is room)
+ * or the event list. A periodic one covers every period up to @now; in
+ * the completion ring it goes on, elsewhere it stops until read.
+ * Caller holds the lock.
+ */
+static void expire_locked(struct hwt_ctx *ctx, struct hwt_queue *q,
+			  struct hwt_timer *ht, u64 now)
 {
-	struct hwt_timer *ht = hwtimer_from(ht, t, t);
-	struct hwt_ctx *ctx = ht->ctx;
-	u64 overruns = hwtimer_overruns(t);
-	bool queued = false;
+	u64 overruns = 0;
 
-	spin_lock(&ctx->wqh.lock);
-	if (ht->dead || !ht->linked || stale_run(ht))
-		goto out_unlock;
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ht->period) {
+		overruns = div64_u64(now - ht->expires, ht->period);
+		ht->expires += overruns * ht->period;
+	}
 	if (ht->cos && (ht->clock_set || wall_offs() != ctx->cos_offs)) {
 		/* The set, not the deadline, is what it reports. */
 		cos_record(ctx, ht);
-		queued = true;
-		wake_locked(ctx);
-		goto out_unlock;
+		return;
 	}
-	ht->fire_ns = hwtimer_run_start(t);
+	ht->fire_ns = q->woke_ns >= ht->expires ? q->woke_ns : now;
 	ctx->fired += 1 + overruns;
-	/* A ring slot's record goes to the completion ring if it has room. */
-	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns))
+	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns)) {
 		queue_record(ctx, ht, overruns);
-	queued = true;
+		return;
+	}
+	/* Gone on in the completion ring: its next period, if it has one. */
+	if (ht->linked && ht->periodic &&
+	    (check_add_overflow(ht->expires, ht->period, &ht->expires) ||
+	     q_add(ctx, ht))) {
+		ht->linked = false;
+		ctx->pending--;
+	}
+}
+
+/*
+ * Serve up to @max expiries of @q due at @now, earliest first.
+ * Return: how many. Caller holds the lock.
+ */
+static u32 q_collect(struct hwt_ctx *ctx, struct hwt_queue *q, u64 now,
+		     u32 max)
+{
+	struct hwt_timer *ht;
+	u32 n = 0;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	while (n < max && (ht = q_first(q)) && ht->expires <= now) {
+		q_remove(ctx, ht);
+		expire_locked(ctx, q, ht, now);
+		n++;
+	}
+	return n;
+}
+
+/* Serve @ht's expiry now if it is due (it is pending). Caller holds the lock. */
+static bool expire_if_due(struct hwt_ctx *ctx, struct hwt_timer *ht)
+{
+	struct hwt_queue *q = clock_queue(ctx, ht->clock);
+	u64 now = q_now(q);
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (ht->expires > now)
+		return false;
+	q_remove(ctx, ht);
+	expire_locked(ctx, q, ht, now);
 	wake_locked(ctx);
-out_unlock:
+	return true;
+}
+
+/* Are expiries of @ctx due and not served yet? Caller holds the lock. */
+static bool ctx_due(struct hwt_ctx *ctx)
+{
+	struct hwt_timer *first;
+	int i;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	for (i = 0; i < HWT_QUEUES; i++) {
+		first = q_first(&ctx->q[i]);
+		if (first && first->expires <= q_now(&ctx->q[i]))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * hwtimer_cdev_collect() - serve a context's due expiries, in its own call
+ * @ctx: the context
+ *
+ * Every expiry due when it looks at a clock, a chunk of them per hold of
+ * the lock: the records of the context's timeouts are built on the time
+ * of its own system calls (read(), ENTER), never on shared threads. Each
+ * queue's wake-up is then armed for what is left.
+ *
+ * Context: process context; may sleep.
+ * Return: 0, or -EINTR at a fatal signal (the rest wait for the next call).
+ */
+int hwtimer_cdev_collect(struct hwt_ctx *ctx)
+{
+	struct hwt_queue *q;
+	u32 n, k;
+	u64 now;
+	int i;
+
+	for (i = 0; i < HWT_QUEUES; i++) {
+		q = &ctx->q[i];
+		now = q_now(q);
+		n = 0;
+		spin_lock(&ctx->wqh.lock);
+		while ((k = q_collect(ctx, q, now, HWT_WALK_CHUNK))) {
+			n += k;
+			if (k < HWT_WALK_CHUNK)
+				break;
+			spin_unlock(&ctx->wqh.lock);
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+			spin_lock(&ctx->wqh.lock);
+		}
+		q_wake_sync(q);
+		if (n)
+			wake_locked(ctx);
+		spin_unlock(&ctx->wqh.lock);
+	}
+	return 0;
+}
+
+/*
+ * Callback of a queue's wake-up, on the shared workers of its clock's
+ * wheel: a context costs them this one callback per tick at most,
+ * whatever number of its timeouts expire. It wakes the context's
+ * readers, pollers, eventfd and SIGIO; the readers serve the expiries.
+ * The exception is a context with timer rings, whose process may wait on
+ * its completion ring without a system call: there it serves expiries
+ * too, as many as its user's budget for the tick allows, and comes back
+ * a tick later for the rest.
+ */
+static void q_wake_fn(struct hwtimer_timeout *t)
+{
+	struct hwt_queue *q = container_of(t, struct hwt_queue, wake);
+	struct hwt_ctx *ctx = q->ctx;
+	struct hwt_timer *first;
+	u64 now, tick_ns, tick;
+	bool woke = false;
+
+	spin_lock(&ctx->wqh.lock);
+	if (!hwtimer_pending(t))
+		q->wake_at = 0;
+	q->woke_ns = hwtimer_run_start(t);
+	now = q_now(q);
+	if (ctx->ring) {
+		tick_ns = hwtimer_wheel_tick_ns(clock_wheel(q->clock));
+		tick = div64_u64(now, tick_ns);
+		while ((first = q_first(q)) && first->expires <= now &&
+		       hwtimer_cdev_budget_take(ctx, tick, 1)) {
+			q_remove(ctx, first);
+			expire_locked(ctx, q, first, now);
+			woke = true;
+		}
+		first = q_first(q);
+		if (first && first->expires <= now && !hwtimer_pending(t) &&
+		    !hwtimer_modify(t, (tick + 1) * tick_ns, HWTIMER_ARM_ABS))
+			q->wake_at = (tick + 1) * tick_ns;
+	}
+	first = q_first(q);
+	if (first && first->expires <= now)
+		woke = true;
+	else
+		q_wake_sync(q);
+	if (woke)
+		wake_locked(ctx);
 	spin_unlock(&ctx->wqh.lock);
-	if (queued)
+	if (woke)
 		kill_fasync(&ctx->fasync, SIGIO, POLL_IN);
 }
 
@@ -1065,21 +1277,21 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock)
 {
 	/* A field added to struct hwt_timer must be set here too. */
-	BUILD_BUG_ON(sizeof(*ht) != sizeof(ht->t) + 5 * sizeof(u64) + 8);
-	hwtimer_timeout_init(&ht->t, hwt_fire, 0);
+	BUILD_BUG_ON(sizeof(*ht) != sizeof(ht->node) + 7 * sizeof(u64) + 8);
+	RB_CLEAR_NODE(&ht->node);
+	ht->expires = 0;
+	ht->period = 0;
 	ht->ctx = ctx;
 	ht->next = NULL;
 	ht->id = 0;
 	ht->cookie = 0;
 	ht->fire_ns = 0;
-	ht->pins = 0;
 	ht->clock = clock;
 	ht->periodic = false;
 	ht->linked = false;
 	ht->queued = false;
 	ht->fired = false;
 	ht->dead = false;
-	ht->quiet = false;
 	ht->dormant = false;
 	ht->ring = false;
 	ht->cos = false;
@@ -1089,31 +1301,31 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 /**
  * hwtimer_cdev_start_locked() - arm an idle timer of a context
  * @ctx: the context
- * @w: the wheel of the timer's clock
  * @ht: the timer, with its cookie and periodic flag set
- * @deadline: first expiry, as hwtimer_arm() takes it
+ * @deadline: first expiry, as hwtimer_arm() takes it, on the host's
+ *	clock of @ht
  * @period: 0 or the period, at least a tick
  * @flags: 0 or %HWTIMER_ARM_ABS
- * @hold: NULL, or a base lock held over a run of arms and cancels (see
- *	&struct hwtimer_hold), which the arm uses or moves
  *
  * The timer's place in the limits is the caller's business.
  *
  * Context: caller holds ctx->wqh.lock.
- * Return: 0, or the error of hwtimer_arm() (@ht then stays idle).
+ * Return: 0, or the error of the wheel its queue's wake-up is armed on
+ * (@ht then stays idle).
  */
-int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-			      struct hwt_timer *ht, u64 deadline, u64 period,
-			      u32 flags, struct hwtimer_hold *hold)
+int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			      u64 deadline, u64 period, u32 flags)
 {
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (hold)
-		ret = hwtimer_arm_held(hold, w, &ht->t, deadline, period,
-				       flags);
-	else
-		ret = hwtimer_arm(w, &ht->t, deadline, period, flags);
+	if (!(flags & HWTIMER_ARM_ABS) &&
+	    check_add_overflow(q_now(clock_queue(ctx, ht->clock)), deadline,
+			       &deadline))
+		deadline = U64_MAX;
+	ht->expires = deadline;
+	ht->period = period;
+	ret = q_add(ctx, ht);
 	if (ret)
 		return ret;
 	ht->linked = true;
@@ -1125,15 +1337,12 @@ int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 }
 
 /*
- * Arm @ht, fresh from the cache for @req (valid, on wheel @w), and fill in
- * @req->id; under the base lock @hold holds, if not NULL (see
- * hwtimer_cdev_start_locked()). On failure @ht stays the caller's to free.
- * Caller holds ctx->wqh.lock, which growing the id table drops for a
- * while (@hold then lets go of its lock first).
+ * Arm @ht, fresh from the cache for @req (valid), and fill in @req->id.
+ * On failure @ht stays the caller's to free. Caller holds ctx->wqh.lock,
+ * which growing the id table drops for a while.
  */
-static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-		      struct hwt_timer *ht, struct hwtimer_arm_req *req,
-		      struct hwtimer_hold *hold)
+static int arm_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+		      struct hwtimer_arm_req *req)
 {
 	int ret;
 
@@ -1149,8 +1358,6 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 	 * the lock, so check again after each step.
 	 */
 	while (ctx->ids.cap <= ctx->live) {
-		if (hold)
-			hwtimer_hold_release(hold);
 		ret = hwtimer_ids_grow(&ctx->ids);
 		if (ret)
 			goto err_unreserve;
@@ -1159,14 +1366,14 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 		ret = -ENOSPC;
 		goto err_unreserve;
 	}
-	ret = hwtimer_cdev_start_locked(ctx, w, ht, req->deadline_ns,
-					req->period_ns, req->flags, hold);
+	ret = hwtimer_cdev_start_locked(ctx, ht, req->deadline_ns,
+					req->period_ns, req->flags);
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
 		hwtimer_ids_put_back(&ctx->ids, ht->id);
 		goto err_unreserve;
 	}
-	/* Once the lock is dropped @ht may fire, be read and be freed. */
+	/* Once the lock is dropped @ht may be read and freed. */
 	req->id = ht->id;
 	return 0;
 
@@ -1190,11 +1397,11 @@ static void cos_armed(struct hwt_ctx *ctx, struct hwt_timer *ht)
 }
 
 /*
- * Arm @req (valid, on wheel @w), a cancel-on-set timeout if @cos (the
- * caller then holds ctx->cos_mutex); fills in @req->id.
+ * Arm @req (valid), a cancel-on-set timeout if @cos (the caller then
+ * holds ctx->cos_mutex); fills in @req->id.
  */
-static int arm_one(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-		   struct hwtimer_arm_req *req, bool cos)
+static int arm_one(struct hwt_ctx *ctx, struct hwtimer_arm_req *req,
+		   bool cos)
 {
 	struct hwt_timer *ht;
 	void *spare;
@@ -1213,7 +1420,7 @@ static int arm_one(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 			return -ENOMEM;
 		spin_lock(&ctx->wqh.lock);
 	}
-	ret = arm_locked(ctx, w, ht, req, NULL);
+	ret = arm_locked(ctx, ht, req);
 	if (!ret && cos)
 		cos_armed(ctx, ht);
 	if (ret && !ht->periodic && spare_put(ctx, ht))
@@ -1229,8 +1436,7 @@ static int arm_one(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
  * clock hit, so that all of the context's have the same offset; the
  * context joins the list of those woken at a set.
  */
-static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-		   struct hwtimer_arm_req *req)
+static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 {
 	int ret;
 
@@ -1245,7 +1451,7 @@ static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
 		spin_unlock(&hwt_cos_lock);
 		ctx->cos_listed = true;
 	}
-	ret = arm_one(ctx, w, req, true);
+	ret = arm_one(ctx, req, true);
 out_unlock:
 	mutex_unlock(&ctx->cos_mutex);
 	return ret;
@@ -1254,21 +1460,18 @@ out_unlock:
 /* Arm one timeout; fills in @req->id. */
 static int do_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
 {
-	struct hwtimer_wheel *w = arm_wheel(req);
-
-	if (!w)
+	if (!arm_wheel(req))
 		return -EINVAL;
 	if (req->flags & HWTIMER_ARM_CANCEL_ON_SET) {
 		req->flags &= ~HWTIMER_ARM_CANCEL_ON_SET;
-		return arm_cos(ctx, w, req);
+		return arm_cos(ctx, req);
 	}
-	return arm_one(ctx, w, req, false);
+	return arm_one(ctx, req, false);
 }
 
 /*
  * Take back the arm that gave @id, whose caller could not be told the id:
- * stop the timeout, wait for its callback, drop a record it queued.
- * May sleep.
+ * stop the timeout, drop a record it queued. May sleep.
  */
 static void withdraw(struct hwt_ctx *ctx, u64 id)
 {
@@ -1280,11 +1483,7 @@ static void withdraw(struct hwt_ctx *ctx, u64 id)
 	ht = lookup(ctx, id);
 	if (!ht)
 		goto out_unlock;
-	ht->pins++;
-	spin_unlock(&ctx->wqh.lock);
-	hwtimer_cancel_sync(&ht->t);
-	spin_lock(&ctx->wqh.lock);
-	ht->pins--;
+	q_remove(ctx, ht);
 	if (ht->queued) {
 		events_remove(ctx, ht);
 		ht->queued = false;
@@ -1298,8 +1497,6 @@ static void withdraw(struct hwt_ctx *ctx, u64 id)
 		unlink_timer(ht, &reap);
 	} else if (!ht->dead) {
 		kill_timer(ht, &reap);
-	} else if (!ht->pins) {
-		reap_push(ht, &reap);
 	}
 out_unlock:
 	spin_unlock(&ctx->wqh.lock);
@@ -1312,147 +1509,80 @@ out_unlock:
  * @ctx: the context
  * @ht: the timer, linked
  * @result: set to %HWTIMER_RESULT_CANCELLED, or %HWTIMER_RESULT_FIRED for
- *	a one-shot whose callback started (its record is or will be queued)
+ *	a one-shot whose deadline came (its record is queued, served now if
+ *	it was not yet)
  * @reap: where a timer that dies goes
- * @hold: NULL, or a base lock held over a run of arms and cancels (see
- *	&struct hwtimer_hold), which the cancel uses or moves
  *
  * Context: caller holds ctx->wqh.lock.
  * Return: 0.
  */
 int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-			       u32 *result, struct hwt_timer **reap,
-			       struct hwtimer_hold *hold)
+			       u32 *result, struct hwt_timer **reap)
 {
-	int r;
-
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ht->fired) {
+	if (ht->fired ||
+	    (!ht->periodic && q_pending(ht) && expire_if_due(ctx, ht))) {
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hold ? hwtimer_cancel_held(hold, &ht->t) : hwtimer_cancel(&ht->t);
-	if (!ht->periodic && r != HWTIMER_CANCELLED) {
-		/* Its callback is running and will queue the record. */
-		*result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
+	q_remove(ctx, ht);
 	ctx->pending--;
 	ctx->cancelled++;
-	/*
-	 * A one-shot is armed again only by MODIFY before it fires, so one
-	 * that was pending has never run: nothing to wait for when freeing.
-	 */
-	ht->quiet = !ht->periodic;
 	unlink_timer(ht, reap);
 	*result = HWTIMER_RESULT_CANCELLED;
 	return 0;
 }
 
-/*
- * Cancel by id; sets *result. @hold as for hwtimer_cdev_cancel_locked().
- * Caller holds ctx->wqh.lock.
- */
+/* Cancel by id; sets *result. Caller holds ctx->wqh.lock. */
 static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
-			    struct hwt_timer **reap, struct hwtimer_hold *hold)
+			    struct hwt_timer **reap)
 {
 	struct hwt_timer *ht = lookup(ctx, id);
 
 	if (!ht)
 		return -ENOENT;
-	return hwtimer_cdev_cancel_locked(ctx, ht, result, reap, hold);
+	return hwtimer_cdev_cancel_locked(ctx, ht, result, reap);
 }
 
 /**
  * hwtimer_cdev_modify_locked() - move a linked timer of a context
  * @ctx: the context
  * @ht: the timer, linked
- * @deadline: new deadline, as hwtimer_arm() takes it
+ * @deadline: new deadline, as hwtimer_arm() takes it, on the host's clock
  * @flags: 0 or %HWTIMER_ARM_ABS
  * @result: set to %HWTIMER_RESULT_MODIFIED, or %HWTIMER_RESULT_FIRED for
- *	a one-shot whose callback started
+ *	a one-shot whose deadline came (as for hwtimer_cdev_cancel_locked())
  * @reap: where a timer that dies goes
- * @hold: NULL, or a base lock held over a run of arms and cancels (see
- *	&struct hwtimer_hold), which the cancel and the arm use or move
  *
- * A timeout is moved by cancel and arm, never by hwtimer_modify(): that
- * re-arms a timeout whose callback is running, and the callback would then
- * report the new deadline for the expiry it is serving. A one-shot whose
- * callback started has fired. A periodic one whose callback runs is
- * stopped here and -EAGAIN returned: the caller waits for the callback
- * with hwtimer_cancel_sync(), without the lock and with @hold let go, and
- * calls again.
+ * A periodic timer keeps its period, and a record it has queued.
  *
  * Context: caller holds ctx->wqh.lock.
- * Return: 0; -EAGAIN as above; an error of hwtimer_arm(), the timer then
+ * Return: 0, or an error of hwtimer_cdev_start_locked(), the timer then
  * being unlinked (the timeout is gone).
  */
 int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u64 deadline, u32 flags, u32 *result,
-			       struct hwt_timer **reap, struct hwtimer_hold *hold)
+			       struct hwt_timer **reap)
 {
-	struct hwtimer_wheel *w = clock_wheel(ht->clock);
-	u64 period = hwtimer_period(&ht->t);
 	int r;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ht->fired) {
+	if (ht->fired ||
+	    (!ht->periodic && q_pending(ht) && expire_if_due(ctx, ht))) {
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
-	r = hold ? hwtimer_cancel_held(hold, &ht->t) : hwtimer_cancel(&ht->t);
-	if (r == HWTIMER_RUNNING && period)
-		return -EAGAIN;
-	if (!period && r != HWTIMER_CANCELLED) {
-		/* Its callback started: it fired and will queue the record. */
-		*result = HWTIMER_RESULT_FIRED;
-		return 0;
-	}
-	if (hold)
-		r = hwtimer_arm_held(hold, w, &ht->t, deadline, period, flags);
-	else
-		r = hwtimer_arm(w, &ht->t, deadline, period, flags);
+	q_remove(ctx, ht);
+	ctx->pending--;
+	ctx->armed--;
+	r = hwtimer_cdev_start_locked(ctx, ht, deadline, ht->period, flags);
 	if (r) {
 		/* Stopped and not armed again: the timeout is gone. */
-		ctx->pending--;
 		unlink_timer(ht, reap);
 		return r;
 	}
-	ht->dormant = false;
 	*result = HWTIMER_RESULT_MODIFIED;
 	return 0;
-}
-
-/*
- * Move linked @ht; sets *result. @hold as for hwtimer_cdev_modify_locked().
- * Caller holds ctx->wqh.lock, which is dropped and taken again, @hold let
- * go, while waiting for a running periodic callback (see
- * hwtimer_cdev_modify_locked()).
- */
-static int modify_relock(struct hwt_ctx *ctx, struct hwt_timer *ht,
-			 u64 deadline, u32 flags, u32 *result,
-			 struct hwt_timer **reap, struct hwtimer_hold *hold)
-	__must_hold(&ctx->wqh.lock)
-{
-	int r;
-
-	for (;;) {
-		r = hwtimer_cdev_modify_locked(ctx, ht, deadline, flags, result,
-					       reap, hold);
-		if (r != -EAGAIN)
-			return r;
-		if (hold)
-			hwtimer_hold_release(hold);
-		ht->pins++;
-		spin_unlock(&ctx->wqh.lock);
-		hwtimer_cancel_sync(&ht->t);
-		spin_lock(&ctx->wqh.lock);
-		if (!--ht->pins && ht->dead)
-			reap_push(ht, reap);
-		if (!ht->linked)
-			return -ENOENT;	/* cancelled meanwhile */
-		/* Cancel again: a concurrent MODIFY may have armed it. */
-	}
 }
 
 static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
@@ -1465,7 +1595,7 @@ static int do_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
 	if (ret)
 		return ret;
 	spin_lock(&ctx->wqh.lock);
-	ret = do_cancel_locked(ctx, id, result, &reap, NULL);
+	ret = do_cancel_locked(ctx, id, result, &reap);
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
 	return ret;
@@ -1487,8 +1617,8 @@ static int do_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
 	ht = lookup(ctx, id);
 	if (ht && (flags & HWTIMER_ARM_ABS))
 		deadline = hwtimer_cdev_host_time(ctx, ht->clock, deadline);
-	ret = ht ? modify_relock(ctx, ht, deadline, flags, result, &reap, NULL) :
-		   -ENOENT;
+	ret = ht ? hwtimer_cdev_modify_locked(ctx, ht, deadline, flags, result,
+					      &reap) : -ENOENT;
 	spin_unlock(&ctx->wqh.lock);
 	reap_timers(ctx, reap);
 	return ret;
@@ -1728,16 +1858,12 @@ struct hwt_batch {
 /*
  * Run the @n ops at @bt->ops in place, setting each one's status: checked
  * and their timers taken from the spares or allocated first, then run in
- * one hold of the context lock (a MODIFY of a running periodic timeout
- * drops it while it waits). A run of ARMs, CANCELs and MODIFYs on one
- * wheel base takes the base's lock once; a MODIFY that waits lets go of it.
- * Return: how many failed.
+ * one hold of the context lock. Return: how many failed.
  */
 static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 {
 	struct hwtimer_batch_op *ops = bt->ops;
 	struct hwtimer_arm_req *arm = &bt->arm;
-	struct hwtimer_hold hold = {};
 	struct hwtimer_wheel *now_w = NULL;
 	u64 now = 0;
 	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
@@ -1779,10 +1905,8 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			op_to_arm(op, arm);
 			batch_abs(ctx, arm->clock, &arm->deadline_ns,
 				  &arm->flags, bt->w[i], &now_w, &now);
-			op->status = arm_locked(ctx, bt->w[i], ht, arm, &hold);
+			op->status = arm_locked(ctx, ht, arm);
 			if (op->status) {
-				/* Never armed: nothing to wait for. */
-				ht->quiet = true;
 				reap_push(ht, &reap);
 			} else {
 				op->id = arm->id;
@@ -1790,7 +1914,7 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			break;
 		case HWTIMER_OP_CANCEL:
 			op->status = do_cancel_locked(ctx, op->id, &op->result,
-						      &reap, &hold);
+						      &reap);
 			break;
 		case HWTIMER_OP_MODIFY:
 			ht = lookup(ctx, op->id);
@@ -1800,13 +1924,13 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			}
 			batch_abs(ctx, ht->clock, &op->deadline_ns, &op->flags,
 				  clock_wheel(ht->clock), &now_w, &now);
-			op->status = modify_relock(ctx, ht, op->deadline_ns,
-						   op->flags, &op->result,
-						   &reap, &hold);
+			op->status = hwtimer_cdev_modify_locked(ctx, ht,
+							op->deadline_ns,
+							op->flags, &op->result,
+							&reap);
 			break;
 		}
 	}
-	hwtimer_hold_release(&hold);
 	while (gone < none && spare_put(ctx, bt->one[gone]))
 		gone++;
 	spin_unlock(&ctx->wqh.lock);
@@ -2063,7 +2187,7 @@ static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 			 struct hwt_taken *tk)
 {
 	struct hwt_ptimer *pt = to_ptimer(ht);
-	u64 period = hwtimer_period(&ht->t), now, k = 0;
+	u64 period = ht->period, now, k = 0;
 
 	lockdep_assert_held(&ht->ctx->wqh.lock);
 	now = hwtimer_wheel_now(clock_wheel(ht->clock));
@@ -2107,7 +2231,7 @@ static void fill_record(struct hwt_timer *ht, struct hwtimer_event *ev,
 	tk->counted = 0;
 	if (!ht->periodic) {
 		/* A one-shot that fired is never armed again. */
-		tk->deadline = hwtimer_deadline(&ht->t);
+		tk->deadline = ht->expires;
 	} else if (ht->dormant && ht->linked) {
 		tk->overruns = to_ptimer(ht)->overruns;
 		fill_dormant(ht, ev, tk);
@@ -2154,9 +2278,8 @@ static void took_periodic(struct hwt_timer *ht, const struct hwt_taken *tk,
 		return;
 	ht->dormant = false;
 	pt->deadline_ns = tk->deadline;
-	if (!tk->next ||
-	    hwtimer_arm(clock_wheel(ht->clock), &ht->t, tk->next,
-			hwtimer_period(&ht->t), HWTIMER_ARM_ABS)) {
+	ht->expires = tk->next;
+	if (!tk->next || q_add(ctx, ht)) {
 		ctx->pending--;
 		unlink_timer(ht, reap);
 	}
@@ -2205,18 +2328,19 @@ static bool have_events(struct hwt_ctx *ctx)
 }
 
 /*
- * Wait for a record, or a set of the wall clock that makes records of
- * cancel-on-set timeouts. Caller holds the lock. Return: 0 or an errno.
+ * Wait for a record, an expiry to serve, or a set of the wall clock that
+ * makes records of cancel-on-set timeouts. Caller holds the lock.
+ * Return: 0 or an errno.
  */
 static int wait_events(struct hwt_ctx *ctx, bool nonblock)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (have_events(ctx) || cos_stale(ctx))
+	if (have_events(ctx) || cos_stale(ctx) || ctx_due(ctx))
 		return 0;
 	if (nonblock)
 		return -EAGAIN;
 	return wait_event_interruptible_locked(ctx->wqh, have_events(ctx) ||
-					       cos_stale(ctx));
+					       cos_stale(ctx) || ctx_due(ctx));
 }
 
 /*
@@ -2252,9 +2376,14 @@ static ssize_t hwt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	} else if (mutex_lock_interruptible(&ctx->read_mutex)) {
 		return -ERESTARTSYS;
 	}
-	/* A set of the clock turns cancel-on-set timeouts into records. */
+	/*
+	 * The read serves the context's due expiries, and a set of the clock
+	 * turns cancel-on-set timeouts into records.
+	 */
 	for (;;) {
 		ret = cos_sync(ctx);
+		if (!ret)
+			ret = hwtimer_cdev_collect(ctx);
 		if (ret) {
 			mutex_unlock(&ctx->read_mutex);
 			return ret;
@@ -2296,7 +2425,7 @@ static __poll_t hwt_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &ctx->wqh, wait);
 	spin_lock(&ctx->wqh.lock);
 	if (have_events(ctx) || hwtimer_ring_cq_ready_locked(ctx) ||
-	    cos_stale(ctx))
+	    cos_stale(ctx) || ctx_due(ctx))
 		mask = EPOLLIN | EPOLLRDNORM;
 	spin_unlock(&ctx->wqh.lock);
 	return mask;
@@ -2426,7 +2555,7 @@ void hwtimer_cdev_tag_free(struct hwt_ctx *ctx, u32 tag)
 static int hwt_open(struct inode *inode, struct file *file)
 {
 	struct hwt_ctx *ctx;
-	int ret;
+	int i, ret;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
@@ -2436,6 +2565,13 @@ static int hwt_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->cos_mutex);
 	INIT_LIST_HEAD(&ctx->cos_node);
 	ctx->ev_tail = &ctx->ev_head;
+	for (i = 0; i < HWT_QUEUES; i++) {
+		ctx->q[i].root = RB_ROOT_CACHED;
+		ctx->q[i].ctx = ctx;
+		ctx->q[i].clock = i == 2 ? CLOCK_REALTIME :
+			i ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		hwtimer_timeout_init(&ctx->q[i].wake, q_wake_fn, 0);
+	}
 	INIT_DELAYED_WORK(&ctx->spare_trim, spare_trim_fn);
 	tns_capture(ctx);
 	ctx->user = user_get();
@@ -2463,19 +2599,22 @@ static int hwt_fasync(int fd, struct file *file, int on)
 	return fasync_helper(fd, file, on, &ctx->fasync);
 }
 
-/* Last reference gone: no ioctl or read can run, only callbacks. */
+/*
+ * Last reference gone: no ioctl or read can run, only the rings' drain
+ * and the queues' wake-ups.
+ */
 static int hwt_release(struct inode *inode, struct file *file)
 {
 	struct hwt_ctx *ctx = file->private_data;
 	struct hwt_timer *ht, *n;
 	u32 idx;
+	int i;
 
 	/*
-	 * Stop every timeout: the rings' first, then linked ones that may be
-	 * pending and queued ones that may still be finishing a callback.
-	 * After this no callback runs or will run, so nothing else touches
-	 * the context and the rest needs no lock. A context may hold
-	 * ctx_max_pending timeouts: reschedule.
+	 * Stop the rings' drain, the only thing that arms a timer now, then
+	 * the wake-ups. After this nothing else touches the context and the
+	 * rest needs no lock. A context may hold ctx_max_pending timeouts:
+	 * reschedule.
 	 */
 	if (ctx->cos_listed) {
 		spin_lock(&hwt_cos_lock);
@@ -2485,15 +2624,8 @@ static int hwt_release(struct inode *inode, struct file *file)
 		synchronize_rcu();
 	}
 	hwtimer_ring_stop(ctx);
-	for (idx = 1; idx < ctx->ids.cap; idx++) {
-		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
-		if (ht)
-			hwtimer_cancel_sync(&ht->t);
-		cond_resched();
-	}
-	for (ht = ctx->ev_head; ht; ht = ht->next)
-		hwtimer_cancel_sync(&ht->t);
-
+	for (i = 0; i < HWT_QUEUES; i++)
+		hwtimer_cancel_sync(&ctx->q[i].wake);
 	for (idx = 1; idx < ctx->ids.cap; idx++) {
 		ht = id_timer(hwtimer_ids_at(&ctx->ids, idx));
 		if (ht && !ht->queued)

@@ -10,6 +10,7 @@
 
 #include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -18,8 +19,35 @@
 #include "hwtimer_ids.h"
 
 struct hwt_ring;
-struct hwtimer_hold;
 struct hwt_user;
+struct hwt_ctx;
+
+/* Queues of a context: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME. */
+#define HWT_QUEUES		3
+
+/**
+ * struct hwt_queue - a context's pending timeouts of one clock
+ * @root: the timers, by deadline, the earliest cached
+ * @wake: the context's one entry on the clock's shared wheel, at the
+ *	earliest deadline (or earlier): its callback wakes the context's
+ *	readers, and serves expiries only for timer rings, within their
+ *	user's budget
+ * @ctx: the context
+ * @wake_at: the deadline @wake is armed for, 0 when it is not
+ * @woke_ns: when @wake's latest callback ran, the fire time of the
+ *	expiries it found due
+ * @clock: the clock
+ *
+ * Under ctx->wqh.lock.
+ */
+struct hwt_queue {
+	struct rb_root_cached root;
+	struct hwtimer_timeout wake;
+	struct hwt_ctx *ctx;
+	u64 wake_at;
+	u64 woke_ns;
+	u32 clock;
+};
 
 /**
  * struct hwt_ctx - one open /dev/hwtimer
@@ -66,6 +94,7 @@ struct hwt_user;
  *	set since is swept before the next such arm)
  * @cos_live: live timers armed with %HWTIMER_ARM_CANCEL_ON_SET
  * @cos_listed: @cos_node is on the list
+ * @q: the pending timeouts, by clock (see clock_queue())
  */
 struct hwt_ctx {
 	wait_queue_head_t wqh;
@@ -98,56 +127,56 @@ struct hwt_ctx {
 	s64 cos_offs;
 	u32 cos_live;
 	bool cos_listed;
+	struct hwt_queue q[HWT_QUEUES];
 };
 
 /**
  * struct hwt_timer - a timeout of a context
- * @t: the hwtimer timeout
+ * @node: in its clock's queue of the context while pending
+ * @expires: the deadline on the host's clock: of the pending expiry, else
+ *	of the latest one served
+ * @period: 0, or the period in ns
  * @ctx: owning context
  * @next: link on the context's event list while queued, or on a reap list
  *	once dead
  * @id: the id user space knows it by
  * @cookie: user space's value, returned in the record
- * @fire_ns: when the callback of the latest expiry ran (record's fire_ns)
- * @pins: threads using the timer outside the lock (MODIFY waiting for a
- *	callback, an ARM taking itself back); a timer that dies while pinned
- *	is reaped by the last of them
+ * @fire_ns: when the latest expiry was served (record's fire_ns)
  * @clock: user space's clock id (CLOCK_MONOTONIC or CLOCK_BOOTTIME)
  * @periodic: this is the @ht of a struct hwt_ptimer
  * @linked: findable by id in @ctx->ids
  * @queued: a record waits on the event list
- * @fired: one-shot whose callback has run
+ * @fired: one-shot whose expiry was served
  * @dead: neither linked nor queued; being freed
- * @quiet: a one-shot cancelled before its callback ran: no callback can
- *	run on it, so freeing it needs no hwtimer_cancel_sync()
- * @dormant: periodic, stopped by its callback until its record is read
+ * @dormant: periodic, stopped at its expiry until its record is read
  * @ring: a slot of the context's timer rings (@id is its index): made at
  *	ring setup, freed with the rings, never in the id table and never
  *	dead; @linked then means armed through the ring
  * @cos: armed with %HWTIMER_ARM_CANCEL_ON_SET
  * @clock_set: cancelled by a set of the wall clock: its record says so
- *	(set ahead of its callback when that was running)
  *
- * Every field but @t, @ctx, @id, @cookie, @clock, @periodic and @ring (set
+ * Every field but @ctx, @id, @cookie, @clock, @periodic and @ring (set
  * before the timer is armed) is under @ctx->wqh.lock. A ring slot's
  * @cookie and @periodic change at each arm, under the lock, while the slot
- * is neither linked nor queued.
+ * is neither linked nor queued. Nothing but the context's own calls and
+ * its queues' wake-ups touches a timer, always under that lock: no
+ * callback runs on a timer, so none is ever waited for.
  */
 struct hwt_timer {
-	struct hwtimer_timeout t;
+	struct rb_node node;
+	u64 expires;
+	u64 period;
 	struct hwt_ctx *ctx;
 	struct hwt_timer *next;
 	u64 id;
 	u64 cookie;
 	u64 fire_ns;
-	u32 pins;
 	u8 clock;
 	bool periodic:1;
 	bool linked:1;
 	bool queued:1;
 	bool fired:1;
 	bool dead:1;
-	bool quiet:1;
 	bool dormant:1;
 	bool ring:1;
 	bool cos:1;
@@ -184,14 +213,13 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock);
 int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n);
 void hwtimer_cdev_unreserve(struct hwt_ctx *ctx, u64 n);
-int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwtimer_wheel *w,
-			      struct hwt_timer *ht, u64 deadline, u64 period,
-			      u32 flags, struct hwtimer_hold *hold);
+int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
+			      u64 deadline, u64 period, u32 flags);
 int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-			       u32 *result, struct hwt_timer **reap,
-			       struct hwtimer_hold *hold);
+			       u32 *result, struct hwt_timer **reap);
 int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u64 deadline, u32 flags, u32 *result,
-			       struct hwt_timer **reap, struct hwtimer_hold *hold);
+			       struct hwt_timer **reap);
+int hwtimer_cdev_collect(struct hwt_ctx *ctx);
 
 #endif /* _HWTIMER_CHARDEV_H */

@@ -512,50 +512,19 @@ static void cq_push(struct hwt_ring *r, const struct hwtimer_event *ev)
 	smp_store_release(r->cq_tail, r->cq_next);
 }
 
-/*
- * Whether periodic @ht has a period after the one it serves now, counted
- * as the worker will re-arm it: the first boundary after the fire time.
- */
-static bool has_next_period(struct hwt_timer *ht)
-{
-	u64 deadline = hwtimer_deadline(&ht->t), period = hwtimer_period(&ht->t);
-	u64 k = 0, step, next;
-
-	if (ht->fire_ns > deadline)
-		k = div64_u64(ht->fire_ns - deadline, period);
-	return !check_mul_overflow(k + 1, period, &step) &&
-	       !check_add_overflow(deadline, step, &next);
-}
-
-/*
- * Whether the expiry of periodic slot @ht is past its user's budget: a
- * periodic slot that expires into the completion ring is not stopped, and
- * a process makes room there with a plain store, so each of its periods
- * would cost a shared worker a callback and the process nothing. Such
- * expiries share the user's budget of work a tick with its periodic
- * drains; the others take the read() path, where a periodic timeout
- * stops until its record is read, in the reader's own system call.
- */
-static bool periodic_over_budget(struct hwt_ring *r, struct hwt_timer *ht)
-{
-	u64 tick = div64_u64(ht->fire_ns, hwtimer_wheel_tick_ns(r->w));
-
-	lockdep_assert_held(&r->ctx->wqh.lock);
-	return ht->periodic && !hwtimer_cdev_budget_take(r->ctx, tick, 1);
-}
-
 /**
  * hwtimer_ring_complete_locked() - the record of a slot's expiry, to the CQ
  * @ctx: the context, which has rings
- * @ht: a linked ring slot, whose callback serves this expiry now
- * @overruns: further expiries this run covers
+ * @ht: a linked ring slot, out of its queue, whose expiry is served now;
+ *	its expires is the latest deadline the expiry covers
+ * @overruns: further expiries it covers
  *
  * A one-shot slot, or a periodic one with no next period, is idle again
- * once its record is in the ring. A full ring, or a periodic expiry past
- * the budget of periodic_over_budget(), counts an overflow and leaves the
- * record to the event list.
+ * once its record is in the ring; the caller arms a periodic one that
+ * stays linked for its next period. A full ring counts an overflow and
+ * leaves the record to the event list.
  *
- * Context: the slot's callback; caller holds ctx->wqh.lock.
+ * Context: caller holds ctx->wqh.lock.
  * Return: true if the record went to the completion ring.
  */
 bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
@@ -566,24 +535,23 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		.id = ht->id,
 		.cookie = ht->cookie,
 		.deadline_ns = hwtimer_cdev_user_time(ctx, ht->clock,
-						      hwtimer_deadline(&ht->t)),
+						      ht->expires),
 		.fire_ns = hwtimer_cdev_user_time(ctx, ht->clock, ht->fire_ns),
 		.overruns = overruns,
 		.clock = ht->clock,
 		.flags = HWTIMER_EVENT_RING,
 	};
+	u64 next;
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	/* The places a drain kept are its own. */
-	if (cq_space(r) <= r->cq_reserved || periodic_over_budget(r, ht)) {
+	if (cq_space(r) <= r->cq_reserved) {
 		r->overflow++;
 		WRITE_ONCE(*r->cq_overflow, r->overflow);
 		return false;
 	}
-	if (!ht->periodic || !has_next_period(ht)) {
-		/* From its own callback: ends a periodic series. */
-		if (ht->periodic)
-			hwtimer_cancel(&ht->t);
+	if (!ht->periodic ||
+	    check_add_overflow(ht->expires, ht->period, &next)) {
 		ht->linked = false;
 		ctx->pending--;
 		ev.flags |= HWTIMER_EVENT_LAST;
@@ -687,9 +655,8 @@ static u64 sqe_deadline(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 	return hwtimer_cdev_host_time(r->ctx, r->clock, sqe->deadline_ns);
 }
 
-/* Arm the slot of ARM @sqe, under @hold's base lock when it is there. */
-static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
-		   struct hwtimer_hold *hold)
+/* Arm the slot of ARM @sqe. */
+static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 {
 	struct hwt_timer *ht = &r->slots[sqe->slot].ht;
 
@@ -697,19 +664,13 @@ static int sqe_arm(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 		return -EBUSY;
 	ht->cookie = sqe->cookie;
 	ht->periodic = sqe->period_ns != 0;
-	return hwtimer_cdev_start_locked(r->ctx, r->w, ht,
-					 sqe_deadline(r, sqe), sqe->period_ns,
-					 HWTIMER_ARM_ABS, hold);
+	return hwtimer_cdev_start_locked(r->ctx, ht, sqe_deadline(r, sqe),
+					 sqe->period_ns, HWTIMER_ARM_ABS);
 }
 
-/*
- * Apply CANCEL or MODIFY @sqe to its slot, under @hold's base lock when
- * the timeout is there, and complete it as needed.
- * Return: 0, or -EAGAIN when a MODIFY stopped a periodic slot whose
- * callback runs: wait for it and apply the entry again.
- */
-static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
-			     struct hwtimer_hold *hold)
+/* Apply CANCEL or MODIFY @sqe to its slot, and complete it as needed. */
+static void sqe_cancel_modify(struct hwt_ring *r,
+			      const struct hwtimer_sqe *sqe)
 {
 	struct hwt_timer *ht = &r->slots[sqe->slot].ht, *reap = NULL;
 	u32 result = HWTIMER_RESULT_NOT_PENDING;
@@ -717,24 +678,20 @@ static int sqe_cancel_modify(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 
 	if (!ht->linked) {
 		sqe_complete(r, sqe, result, false);
-		return 0;
+		return;
 	}
 	if (sqe->op == HWTIMER_SQE_CANCEL)
-		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap,
-						 hold);
+		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
 	else
 		ret = hwtimer_cdev_modify_locked(r->ctx, ht,
 						 sqe_deadline(r, sqe),
 						 HWTIMER_ARM_ABS, &result,
-						 &reap, hold);
+						 &reap);
 	/* Slots are never dead, so never reaped. */
 	WARN_ON_ONCE(reap);
-	if (ret == -EAGAIN)
-		return ret;
 	if (ret || result != HWTIMER_RESULT_MODIFIED)
 		sqe_complete(r, sqe, ret ? ret : result,
 			     !ht->linked && !ht->queued);
-	return 0;
 }
 
 /*
@@ -767,13 +724,12 @@ static void pair_entries(struct hwt_ring *r, u32 n)
  * Apply entry @i of r->win, checked as it was copied; the completion ring
  * has room for its completion. An ARM paired with a later CANCEL of its idle slot is
  * deferred: the CANCEL then completes CANCELLED at once, and neither
- * touches the wheel, as if the CANCEL had come right after the ARM.
- * Caller holds ctx->wqh.lock; @hold keeps a wheel base's lock from one
- * entry to the next. Return: as sqe_cancel_modify(), or
- * %HWT_RING_DEFER for a deferred ARM, which keeps its place in the
- * completion ring until its CANCEL or undefer().
+ * touches the queue, as if the CANCEL had come right after the ARM.
+ * Caller holds ctx->wqh.lock. Return: 0, or %HWT_RING_DEFER for a
+ * deferred ARM, which keeps its place in the completion ring until its
+ * CANCEL or undefer().
  */
-static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
+static int sqe_run(struct hwt_ring *r, u32 i)
 {
 	const struct hwtimer_sqe *sqe = &r->win[i];
 	struct hwt_timer *ht;
@@ -792,8 +748,10 @@ static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
 		sqe_complete(r, sqe, HWTIMER_RESULT_CANCELLED, true);
 		return 0;
 	}
-	if (!ret && sqe->op != HWTIMER_SQE_ARM)
-		return sqe_cancel_modify(r, sqe, hold);
+	if (!ret && sqe->op != HWTIMER_SQE_ARM) {
+		sqe_cancel_modify(r, sqe);
+		return 0;
+	}
 	if (!ret && r->link[i]) {
 		ht = &r->slots[sqe->slot].ht;
 		if (!ht->linked && !ht->queued) {
@@ -802,7 +760,7 @@ static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
 		}
 	}
 	if (!ret)
-		ret = sqe_arm(r, sqe, hold);
+		ret = sqe_arm(r, sqe);
 	if (ret)
 		sqe_complete(r, sqe, ret, false);
 	return 0;
@@ -821,7 +779,6 @@ static int sqe_run(struct hwt_ring *r, u32 i, struct hwtimer_hold *hold)
 static void undefer(struct hwt_ring *r, u32 from, u32 n)
 {
 	struct hwt_ctx *ctx = r->ctx;
-	struct hwtimer_hold hold = {};
 	const struct hwtimer_sqe *sqe;
 	u32 j, armed = 0;
 	int ret;
@@ -835,32 +792,26 @@ static void undefer(struct hwt_ring *r, u32 from, u32 n)
 		r->link[j] = 0;
 		if (r->cq_reserved)
 			r->cq_reserved--;
-		ret = sqe_arm(r, sqe, &hold);
+		ret = sqe_arm(r, sqe);
 		if (ret)
 			sqe_complete(r, sqe, ret, false);
 		if (++armed % HWT_RING_CHUNK)
 			continue;
-		hwtimer_hold_release(&hold);
 		spin_unlock(&ctx->wqh.lock);
 		cond_resched();
 		spin_lock(&ctx->wqh.lock);
 	}
-	hwtimer_hold_release(&hold);
 	spin_unlock(&ctx->wqh.lock);
 }
 
 /*
  * Apply entries @from to @to of r->win, stopping when the completion ring
- * is full or a MODIFY must wait for the callback of slot *@wait. Each
- * consumed entry gives back its place kept in the completion ring. The
- * ARMs, CANCELs and MODIFYs of a chunk on one wheel base take its lock
- * once, as BATCH's do. Return: how many were consumed.
+ * is full. Each consumed entry gives back its place kept in the
+ * completion ring. Return: how many were consumed.
  */
-static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
-		       struct hwt_timer **wait)
+static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to)
 {
 	struct hwt_ctx *ctx = r->ctx;
-	struct hwtimer_hold hold = {};
 	u32 i, cq_was;
 	int ret;
 
@@ -868,15 +819,10 @@ static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to,
 	spin_lock(&ctx->wqh.lock);
 	cq_was = r->cq_next;
 	for (i = from; i < to && cq_space(r); i++) {
-		ret = sqe_run(r, i, &hold);
-		if (ret == -EAGAIN) {
-			*wait = &r->slots[r->win[i].slot].ht;
-			break;
-		}
+		ret = sqe_run(r, i);
 		if (ret != HWT_RING_DEFER && r->cq_reserved)
 			r->cq_reserved--;
 	}
-	hwtimer_hold_release(&hold);
 	if (r->cq_next != cq_was)
 		hwtimer_cdev_wake_pollers(ctx);
 	spin_unlock(&ctx->wqh.lock);
@@ -980,17 +926,13 @@ static u32 drain_budget(struct hwt_ring *r, u32 tail, u32 n)
  * copy and check it once into r->win, pair ARMs with CANCELs when the
  * completion ring has room for all of it, then apply it a chunk at a
  * time. ENTER (@all) stops between chunks when its caller is killed.
- * Caller holds drain_mutex, which ENTER drops while waiting for a slot's
- * callback; the drain ends there, as another may have run meanwhile. A
- * periodic drain never waits: it leaves the MODIFY to the next drain.
- * Return: entries consumed.
+ * Caller holds drain_mutex. Return: entries consumed.
  */
 static u32 ring_drain(struct hwt_ring *r, bool all)
 {
 	/* Pairs with userspace's release of the entries it wrote. */
 	u32 tail = smp_load_acquire(r->sq_tail);
 	u32 n = tail - r->sq_next, done = 0, k, want, i;
-	struct hwt_timer *wait = NULL;
 
 	lockdep_assert_held(&r->drain_mutex);
 	if (n > r->sq_entries) {
@@ -1036,13 +978,13 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 		pair_entries(r, n);
 	while (done < n) {
 		want = min_t(u32, n - done, HWT_RING_CHUNK);
-		k = drain_chunk(r, done, done + want, &wait);
+		k = drain_chunk(r, done, done + want);
 		r->sq_next += k;
 		done += k;
 		/* Entries are copied before userspace may reuse their place. */
 		smp_store_release(r->sq_head, r->sq_next);
-		if (wait || k < want)
-			break;	/* a MODIFY waits, or the completion ring is full */
+		if (k < want)
+			break;	/* the completion ring is full */
 		if (all && fatal_signal_pending(current))
 			break;
 		cond_resched();
@@ -1050,11 +992,6 @@ static u32 ring_drain(struct hwt_ring *r, bool all)
 	if (done < n)
 		undefer(r, done, n);
 	cq_unreserve(r);
-	if (wait && all) {
-		mutex_unlock(&r->drain_mutex);
-		hwtimer_cancel_sync(&wait->t);
-		mutex_lock(&r->drain_mutex);
-	}
 	return done;
 }
 
@@ -1132,31 +1069,27 @@ long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
 	n = ring_drain(r, true);
 	drain_start(r);
 	mutex_unlock(&r->drain_mutex);
+	/* The expiries due now are served on the caller's time. */
+	if (hwtimer_cdev_collect(ctx) && !n)
+		return -EINTR;
 	return n;
 }
 
 /**
- * hwtimer_ring_stop() - stop the drain and every slot of a context's rings
+ * hwtimer_ring_stop() - stop the drain of a context's rings
  * @ctx: the context, being released
  *
- * Afterwards no callback of the rings runs or will run.
+ * Afterwards the drain does not run and will not run, so nothing arms
+ * the slots.
  *
  * Context: release; may sleep.
  */
 void hwtimer_ring_stop(struct hwt_ctx *ctx)
 {
 	struct hwt_ring *r = ctx->ring;
-	u32 i;
 
-	if (!r)
-		return;
-	/* First the drain, the only thing that arms slots now. */
-	hwtimer_cancel_sync(&r->drain);
-	for (i = 0; i < r->nslots; i++) {
-		hwtimer_cancel_sync(&r->slots[i].ht.t);
-		if (!(i % 1024))
-			cond_resched();
-	}
+	if (r)
+		hwtimer_cancel_sync(&r->drain);
 }
 
 /**
