@@ -1096,6 +1096,9 @@ int hwtimer_cdev_collect(struct hwt_ctx *ctx)
 
 	for (i = 0; i < HWT_QUEUES; i++) {
 		q = &ctx->q[i];
+		/* A timer armed meanwhile has the wake-up armed for it. */
+		if (!READ_ONCE(q->root.rb_leftmost))
+			continue;
 		now = q_now(q);
 		n = 0;
 		spin_lock(&ctx->wqh.lock);
@@ -2117,6 +2120,9 @@ static long ioc_stats(struct hwt_ctx *ctx, void __user *arg)
 	clock = req.clock;
 	memset(&req, 0, sizeof(req));
 	req.clock = clock;
+	/* The counts include the expiries due now. */
+	if (hwtimer_cdev_collect(ctx))
+		return -EINTR;
 	spin_lock(&ctx->wqh.lock);
 	req.ctx_pending = ctx->pending;
 	req.ctx_queued = ctx->queued;
@@ -2662,6 +2668,8 @@ static void hwt_show_fdinfo(struct seq_file *m, struct file *file)
 	u32 cap, nspare, nextra;
 	bool evfd;
 
+	/* As STATS: the expiries due now are served first. */
+	hwtimer_cdev_collect(ctx);
 	spin_lock(&ctx->wqh.lock);
 	pending = ctx->pending;
 	queued = ctx->queued;

@@ -277,8 +277,7 @@ run batch 1000 --at 50ms --spread 50ms
 result "batch 1000: all armed and read back" first_starts \
 	"batch: armed 1000 timeouts in "
 
-# watch opens no rings, whose drain would count in the wheel's arms: the
-# count below is exact only if it does not.
+# watch opens no rings, whose drain would count in the wheel's arms.
 wheel_armed() {
 	timeout 60 "$ctl" --json watch --once | awk 'match($0, /"armed": [0-9]+/) {
 		print substr($0, RSTART + 9, RLENGTH - 9) }'
@@ -294,15 +293,16 @@ run batch 3000 --chunk 512 --at 10s
 result "batch 3000 past ctx_max_pending=1000: armed count, cap, value, how to raise it" \
 	ctx_cap_ok
 # Without the timer rings, whose periodic drain is a wheel timeout too, the
-# wheel's armed count moves by the timeouts only.
+# wheel sees none of a context's timeouts: only the context's one wake-up,
+# armed again as its earliest deadline moves.
 before=$(wheel_armed)
 HWTIMER_NO_RINGS=1 timeout 60 "$ctl" batch 3000 --chunk 512 --at 10s \
 	>"$out" 2>"$err"
 rc=$?
 after=$(wheel_armed)
 result "batch past the cap, without the rings: the same answer" ctx_cap_ok
-result "batch past the cap: exactly 1000 reached the wheel ($before -> $after)" \
-	[ "$((after - before))" = 1000 ]
+result "batch past the cap: the timeouts stay off the shared wheel ($before -> $after)" \
+	[ "$((after - before))" -lt 100 ]
 echo "$old_cap" >"$prm/ctx_max_pending"
 
 echo 1500 >"$prm/max_user_timeouts"
