@@ -612,14 +612,23 @@ static bool q_pending(const struct hwt_timer *ht)
 	return !RB_EMPTY_NODE(&ht->node);
 }
 
-/* Take @ht out of its queue. Return: whether it was there. */
+/*
+ * Take @ht out of its queue; the last one out takes the queue's wake-up
+ * off the wheel. Return: whether it was there.
+ */
 static bool q_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
+	struct hwt_queue *q = clock_queue(ctx, ht->clock);
+
 	lockdep_assert_held(&ctx->wqh.lock);
 	if (!q_pending(ht))
 		return false;
-	rb_erase_cached(&ht->node, &clock_queue(ctx, ht->clock)->root);
+	rb_erase_cached(&ht->node, &q->root);
 	RB_CLEAR_NODE(&ht->node);
+	if (q->wake_at && RB_EMPTY_ROOT(&q->root.rb_root)) {
+		hwtimer_cancel(&q->wake);
+		q->wake_at = 0;
+	}
 	return true;
 }
 
@@ -1011,7 +1020,9 @@ static void expire_locked(struct hwt_ctx *ctx, struct hwt_queue *q,
 		cos_record(ctx, ht);
 		return;
 	}
-	ht->fire_ns = q->woke_ns >= ht->expires ? q->woke_ns : now;
+	/* Served at the wake-up that found it due, else now. */
+	ht->fire_ns = q->woke_ns && q->woke_ns >= ht->expires ? q->woke_ns :
+		      now;
 	ctx->fired += 1 + overruns;
 	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns)) {
 		queue_record(ctx, ht, overruns);
@@ -1909,11 +1920,10 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			batch_abs(ctx, arm->clock, &arm->deadline_ns,
 				  &arm->flags, bt->w[i], &now_w, &now);
 			op->status = arm_locked(ctx, ht, arm);
-			if (op->status) {
+			if (op->status)
 				reap_push(ht, &reap);
-			} else {
+			else
 				op->id = arm->id;
-			}
 			break;
 		case HWTIMER_OP_CANCEL:
 			op->status = do_cancel_locked(ctx, op->id, &op->result,
@@ -1927,10 +1937,11 @@ static u32 batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
 			}
 			batch_abs(ctx, ht->clock, &op->deadline_ns, &op->flags,
 				  clock_wheel(ht->clock), &now_w, &now);
-			op->status = hwtimer_cdev_modify_locked(ctx, ht,
-							op->deadline_ns,
-							op->flags, &op->result,
-							&reap);
+			op->status =
+				hwtimer_cdev_modify_locked(ctx, ht,
+							   op->deadline_ns,
+							   op->flags,
+							   &op->result, &reap);
 			break;
 		}
 	}
