@@ -2,11 +2,30 @@
 /*
  * hwtimer_chardev.c - /dev/hwtimer: hwtimer for userspace.
  *
- * Each open file is a context that arms any number of timeouts on the
- * hwtimer wheels (the default one for CLOCK_MONOTONIC, a private one for
- * CLOCK_BOOTTIME) and hands their expiries back as fixed-size records
- * through read(), poll() and an optional eventfd. The ABI is in
- * include/uapi/linux/hwtimer.h.
+ * Each open file is a context that arms any number of timeouts and hands
+ * their expiries back as fixed-size records through read(), poll() and an
+ * optional eventfd. The ABI is in include/uapi/linux/hwtimer.h.
+ *
+ * A context serves its own timeouts, as a timerfd does: they wait in a
+ * queue of the context per clock (CLOCK_MONOTONIC, CLOCK_BOOTTIME, and
+ * absolute CLOCK_REALTIME deadlines), a red-black tree by deadline with
+ * the earliest cached, and none of them is on a shared wheel. What the
+ * wheels see of a context is one timeout per queue, its wake-up, armed
+ * for the queue's earliest deadline on that clock's wheel (the default
+ * one, the module's own one for the other of CLOCK_MONOTONIC and
+ * CLOCK_BOOTTIME, or the realtime one). Its callback, on the wheel's
+ * shared workers, only wakes the context's readers, pollers, eventfd and
+ * SIGIO; the expiries are served by the context's own system calls
+ * (read(), STATS, CANCEL and MODIFY of a timeout that is due, ENTER),
+ * which take what is due off the queue, build its record, and arm the
+ * wake-up again for what is left. So what one context costs the shared
+ * threads is a callback per tick at most, however many of its timeouts
+ * expire, and every per-timeout cost is paid on the time of the process
+ * that owns them. The one exception is a context with timer rings
+ * (hwtimer_ring.c), whose process may wait on its completion ring
+ * without a system call: its wake-up serves expiries into the ring too,
+ * within its user's budget of shared-thread work per tick, and comes
+ * back a tick later for the rest.
  *
  * A timeout of a context is a struct hwt_timer. It is found by id in the
  * context's id table (hwtimer_ids.c), an array like a file descriptor
@@ -18,34 +37,32 @@
  * and stores under the context's lock; the table doubles (outside the lock)
  * to keep more slots than the context has live timeouts.
  *
- * The record of an expiry lives inside the hwt_timer, so a callback never
+ * The record of an expiry lives inside the hwt_timer, so serving one never
  * allocates: it notes the fire time and links the timer on the context's
  * event list, or, when the record is still unread, only counts an overrun;
  * read() assembles the record. A periodic timer whose record waits to be
- * read goes dormant, as a timerfd does: its callback stops it, and the read
- * that takes the record counts the periods that passed meanwhile as
- * overruns and arms it for the next one. An unread periodic timer thus
- * costs nothing per period, whoever owns it. Memory is bounded by the
- * per-context cap on live timeouts and by a per-user cap across all of a
- * user's contexts (max_user_timeouts, like epoll's max_user_watches). A
- * one-shot timer is 112 bytes (its record's deadline is the timeout's own,
- * its overruns 0); a periodic one is a struct hwt_ptimer of 128 bytes,
- * which keeps the record's deadline and overrun count apart from the
- * timeout's next deadline.
+ * read stays out of its queue (dormant), as a timerfd does: the read that
+ * takes the record counts the periods that passed meanwhile as overruns
+ * and queues it for the next one. Memory is bounded by the per-context cap
+ * on live timeouts and by a per-user cap across all of a user's contexts
+ * (max_user_timeouts, like epoll's max_user_watches). A one-shot timer is
+ * 88 bytes (its record's deadline is the timeout's own, its overruns 0); a
+ * periodic one is a struct hwt_ptimer of 104 bytes, which keeps the
+ * record's deadline and overrun count apart from the timeout's next
+ * deadline.
  *
  * Lifetime of a hwt_timer, all under ctx->wqh.lock:
  *
  *	reference		taken			dropped
  *	linked (id table)	ARM			CANCEL, or read() of
  *							a one-shot's record
- *	queued (event list)	callback		read()
+ *	queued (event list)	served expiry		read()
  *
- * When both are gone the timer is "dead": it goes on a reap list and is
- * freed after the lock is dropped, behind hwtimer_cancel_sync(), so no
- * callback can still be running on it. A callback that finds its timer dead
- * does nothing. Callbacks never free, so they never wait on themselves.
+ * When both are gone the timer is "dead": it goes to the context's spares
+ * or on a reap list, freed after the lock is dropped. Nothing runs on a
+ * timer outside the context's lock, so nothing is ever waited for.
  * Nothing is read from a timer after the lock that kept it alive is
- * dropped, unless a pin (@pins) or the read mutex keeps it.
+ * dropped, unless the read mutex keeps it.
  *
  * read() copies records out without the lock: under the context's read
  * mutex it assembles records from the head of the event list, copies them,
@@ -124,6 +141,14 @@ MODULE_PARM_DESC(max_user_contexts,
 #define HWT_READ_CHUNK		8
 /* Records a walk of the event list passes in one hold of the lock. */
 #define HWT_WALK_CHUNK		256
+/* Expiries served in one hold of the lock. */
+#define HWT_SERVE_CHUNK		16
+/*
+ * Expiries a wake-up serves into a context's timer rings at most, within
+ * its user's budget (hwtimer_cdev_budget_take()); it comes back a tick
+ * later for the rest, unless a call of the context serves them first.
+ */
+#define HWT_WAKE_SERVE		64
 /*
  * Dead one-shot timers a context keeps for its next arms (128 bytes each):
  * those arms skip the slab's allocation and free, and the clearing of
@@ -195,8 +220,7 @@ static struct hwtimer_wheel *hwt_rt_wheel;
  * The wheels the rings' drains run on, by clock (index: is it
  * CLOCK_BOOTTIME): one base each, whose workers run on any CPU. A drain
  * then runs where the scheduler finds room, mostly not on the CPU of the
- * thread filling the ring, while the timeouts themselves stay on the
- * per-CPU bases of the clock's wheel.
+ * thread filling the ring.
  */
 static struct hwtimer_wheel *hwt_drain_wheels[2];
 
@@ -343,8 +367,7 @@ static void spare_push(struct hwt_timer **top, struct hwt_timer *ht)
 }
 
 /*
- * Keep dead one-shot @ht, which no callback runs on, for a later arm, if
- * there is room. Caller holds ctx->wqh.lock. Return: whether it was kept.
+ * Keep dead one-shot @ht for a later arm, if there is room. Caller holds ctx->wqh.lock. Return: whether it was kept.
  */
 static bool spare_put(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
@@ -946,7 +969,7 @@ static struct hwtimer_timeout hwt_cos_wake;
  * Wake the readers of every context whose cancel-on-set timeouts a set
  * hit: a wake-up per context, the sweep left to their own calls. On the
  * callback workers, whose priority lends itself to a preempted holder of
- * a context's lock on PREEMPT_RT, as for an expiry.
+ * a context's lock on PREEMPT_RT, as for a queue's wake-up.
  */
 static void cos_wake_fn(struct hwtimer_timeout *t)
 {
@@ -1113,9 +1136,9 @@ int hwtimer_cdev_collect(struct hwt_ctx *ctx)
 		now = q_now(q);
 		n = 0;
 		spin_lock(&ctx->wqh.lock);
-		while ((k = q_collect(ctx, q, now, HWT_WALK_CHUNK))) {
+		while ((k = q_collect(ctx, q, now, HWT_SERVE_CHUNK))) {
 			n += k;
-			if (k < HWT_WALK_CHUNK)
+			if (k < HWT_SERVE_CHUNK)
 				break;
 			spin_unlock(&ctx->wqh.lock);
 			if (fatal_signal_pending(current))
@@ -1138,8 +1161,9 @@ int hwtimer_cdev_collect(struct hwt_ctx *ctx)
  * readers, pollers, eventfd and SIGIO; the readers serve the expiries.
  * The exception is a context with timer rings, whose process may wait on
  * its completion ring without a system call: there it serves expiries
- * too, as many as its user's budget for the tick allows, and comes back
- * a tick later for the rest.
+ * too, up to HWT_WAKE_SERVE and as many as its user's budget for the tick
+ * allows, HWT_SERVE_CHUNK per hold of the lock, and comes back a tick
+ * later for the rest.
  */
 static void q_wake_fn(struct hwtimer_timeout *t)
 {
@@ -1148,6 +1172,7 @@ static void q_wake_fn(struct hwtimer_timeout *t)
 	struct hwt_timer *first;
 	u64 now, tick_ns, tick;
 	bool woke = false;
+	u32 served = 0;
 
 	spin_lock(&ctx->wqh.lock);
 	if (!hwtimer_pending(t))
@@ -1157,11 +1182,17 @@ static void q_wake_fn(struct hwtimer_timeout *t)
 	if (ctx->ring) {
 		tick_ns = hwtimer_wheel_tick_ns(clock_wheel(q->clock));
 		tick = div64_u64(now, tick_ns);
-		while ((first = q_first(q)) && first->expires <= now &&
+		while (served < HWT_WAKE_SERVE && (first = q_first(q)) &&
+		       first->expires <= now &&
 		       hwtimer_cdev_budget_take(ctx, tick, 1)) {
 			q_remove(ctx, first);
 			expire_locked(ctx, q, first, now);
 			woke = true;
+			if (++served % HWT_SERVE_CHUNK)
+				continue;
+			spin_unlock(&ctx->wqh.lock);
+			cond_resched();
+			spin_lock(&ctx->wqh.lock);
 		}
 		first = q_first(q);
 		if (first && first->expires <= now && !hwtimer_pending(t) &&
@@ -2186,7 +2217,7 @@ static long hwt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  *	on the context's)
  * @overruns: the periodic timer's folded overrun count the record covers
  * @next: dormant periodic: deadline to arm it for, 0 if there is none
- * @counted: dormant periodic: expiries the read counted, not the callback
+ * @counted: dormant periodic: expiries the read counted, not the serving
  */
 struct hwt_taken {
 	struct hwt_timer *ht;
@@ -2198,7 +2229,7 @@ struct hwt_taken {
 
 /*
  * The record of dormant periodic @ht, with the periods that passed since
- * its callback counted in; sets @tk->next. Caller holds the lock.
+ * its expiry was served counted in; sets @tk->next. Caller holds the lock.
  */
 static void fill_dormant(struct hwt_timer *ht, struct hwtimer_event *ev,
 			 struct hwt_taken *tk)
@@ -2749,8 +2780,13 @@ int hwtimer_chardev_init(void)
 	if (!max_user_timeouts)
 		max_user_timeouts = max(totalram_pages() * PAGE_SIZE / 25 / 128,
 					1024UL);
-	/* The memory budget of a pending one-shot: 128 bytes with its slot. */
-	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct hwt_timer) > 112);
+	/*
+	 * max_user_timeouts counts 128 bytes a timeout: a one-shot is 96
+	 * with its slot of the id table, a periodic one 112.
+	 */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct hwt_timer) > 88);
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+		     sizeof(struct hwt_ptimer) > 104);
 
 	hwt_cache = KMEM_CACHE(hwt_timer, SLAB_ACCOUNT);
 	hwt_pcache = KMEM_CACHE(hwt_ptimer, SLAB_ACCOUNT);

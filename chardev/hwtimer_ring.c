@@ -43,26 +43,26 @@
  *
  * Either the kernel sees the new tail or userspace sees the flag.
  *
- * Expiries of slots go to the completion ring from hwt_fire() under the
- * context's lock; when it is full they take the record path of every
- * other timeout (the event list, read()) and the header's overflow count
- * goes up. Completions of entries (cancel results, errors) have no such
+ * Expiries of slots go to the completion ring where the context's
+ * expiries are served (hwtimer_chardev.c): in its ENTER, read() and
+ * STATS, or by its queue's wake-up within the user's budget, under the
+ * context's lock; when the ring is full they take the record path of
+ * every other timeout (the event list, read()) and the header's overflow
+ * count goes up. Completions of entries (cancel results, errors) have no such
  * fallback: an entry is consumed only while the completion ring has room,
  * so none is ever lost; a full completion ring stalls the submission ring.
  *
- * Isolation: the periodic drain and the slots' callbacks run on shared
+ * Isolation: the periodic drain and the queues' wake-ups run on shared
  * threads, and what a process writes into its region costs no system
  * call, so what they do for one context is bounded per tick whatever the
  * process does, and per user however many contexts it opens: a periodic
  * drain looks at most at HWT_RING_DRAIN_BUDGET entries, and the drains of
- * one user's rings consume at most its budget a tick together
- * (hwtimer_cdev_budget_take()); past either, a drain asks for ENTER, which
- * drains the rest on the process's time. A periodic drain never sleeps on
- * the context's drain mutex (an ENTER holding it is draining anyway) and
- * never waits for a callback. Periodic expiries into completion rings
- * share the user's budget; the others go to read(), where a periodic
- * timeout stops until read. Every hold of the context's lock covers at
- * most HWT_RING_CHUNK entries.
+ * one user's rings, with the expiries its wake-ups serve, consume at most
+ * its budget a tick together (hwtimer_cdev_budget_take()); past either, a
+ * drain asks for ENTER, which drains the rest on the process's time, and
+ * a wake-up comes back a tick later. A periodic drain never sleeps on the
+ * context's drain mutex (an ENTER holding it is draining anyway). Every
+ * hold of the context's lock covers at most HWT_RING_CHUNK entries.
  *
  * Trust: the kernel keeps its own sq head, cq tail, flags and counters and
  * only writes them to the mapping; it reads the sq tail, the cq head and
@@ -71,8 +71,9 @@
  * users of this context.
  *
  * Lifetime: the rings are set up once and freed at release, after the
- * drain and every slot have been stopped with hwtimer_cancel_sync(); a
- * mapping holds the file, so release comes after the last munmap().
+ * drain and the context's wake-ups have been stopped with
+ * hwtimer_cancel_sync(); a mapping holds the file, so release comes after
+ * the last munmap().
  */
 #include <linux/build_bug.h>
 #include <linux/log2.h>

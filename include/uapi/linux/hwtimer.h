@@ -2,9 +2,13 @@
 /*
  * hwtimer.h - userspace ABI of /dev/hwtimer.
  *
- * One open file is one context: it arms any number of timeouts on the
- * hwtimer wheels and delivers their expiries as fixed-size records through
- * read(), with poll()/epoll and an optional eventfd to wait on.
+ * One open file is one context: it arms any number of timeouts and
+ * delivers their expiries as fixed-size records through read(), with
+ * poll()/epoll and an optional eventfd to wait on. A context serves its
+ * own timeouts, as a timerfd does: the kernel wakes it when one is due,
+ * and the expiries are served in its own calls (read(), STATS, ENTER, a
+ * CANCEL or MODIFY of a timeout that is due), or, for a context with
+ * timer rings, by the wake-up within a budget per tick.
  *
  * Layout rules (Documentation/driver-api/ioctl.rst): fixed-width types only,
  * natural alignment, explicit padding, no pointers (a __u64 holds them).
@@ -203,9 +207,9 @@ struct hwtimer_cancel_req {
  * @result: out: %HWTIMER_RESULT_MODIFIED or %HWTIMER_RESULT_FIRED
  * @reserved: in: must be 0; out: 0
  *
- * A periodic timeout keeps its period, counted from the new deadline; if
- * its callback is running, MODIFY waits for it. Should arming at the new
- * deadline fail (ENOSPC from the wheel), the timeout is gone.
+ * A periodic timeout keeps its period, counted from the new deadline.
+ * Should arming at the new deadline fail (ENOSPC from the wheel), the
+ * timeout is gone.
  */
 struct hwtimer_modify_req {
 	__u64 id;
@@ -281,12 +285,16 @@ struct hwtimer_batch {
 };
 
 /**
- * struct hwtimer_eventfd_req - signal an eventfd on every expiry
+ * struct hwtimer_eventfd_req - signal an eventfd when expiries are ready
  * @fd: in: an eventfd, or -1 to stop signalling
  * @flags: in: must be 0
  * @reserved: in: must be 0
  *
- * Not an eventfd: EINVAL; not a file descriptor: EBADF.
+ * The eventfd is signalled when the context's wake-up finds expiries due
+ * (at most once a tick) and when a call of the context serves some: its
+ * count is of those signals, not of expiries. Read the records until
+ * read() says EAGAIN. Not an eventfd: EINVAL; not a file descriptor:
+ * EBADF.
  */
 struct hwtimer_eventfd_req {
 	__s32 fd;
@@ -305,7 +313,8 @@ struct hwtimer_eventfd_req {
  * @flags: in: must be 0
  * @reserved: in: must be 0; out: 0
  * @ctx_pending: out: this context's timeouts waiting to fire
- * @ctx_queued: out: events waiting to be read
+ * @ctx_queued: out: events waiting to be read (STATS first serves the
+ *	expiries due)
  * @ctx_live: out: timeouts counted against the cap (pending or unread)
  * @ctx_max_pending: out: the cap
  * @ctx_armed: out: successful arms, ever
@@ -314,7 +323,9 @@ struct hwtimer_eventfd_req {
  * @ctx_read: out: event records read, ever
  * @tick_ns: out: the wheel's tick
  * @wheel: out: the wheel's counters, all users; also a
- *	&struct hwtimer_stats, the layout the kernel API fills
+ *	&struct hwtimer_stats, the layout the kernel API fills. A context's
+ *	timeouts are not on the wheel: what it counts of contexts is their
+ *	wake-ups, one per context and clock
  * @wheel.pending: timeouts pending now
  * @wheel.armed: successful arms and modifies of idle timeouts, ever
  * @wheel.fired: callbacks run, ever
@@ -397,7 +408,8 @@ struct hwtimer_stats_req {
  * and return as many whole records as fit and are queued, without waiting
  * once one was copied; a record may straddle iovecs. A fault part way
  * returns the records copied before it (EFAULT if none); the others stay
- * queued. O_ASYNC (with F_SETOWN) sends SIGIO on every expiry. The same
+ * queued. A read first serves the expiries that are due. O_ASYNC (with
+ * F_SETOWN) sends SIGIO when the wake-up finds expiries due. The same
  * record is the entry of a completion ring.
  */
 struct hwtimer_event {
@@ -418,7 +430,10 @@ struct hwtimer_event {
  * kernel through mmap(): userspace writes entries (struct hwtimer_sqe) into
  * the submission ring and moves its tail; the kernel drains it once a wheel
  * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
- * hwtimer_event) into the completion ring. The periodic drain may leave an
+ * hwtimer_event) into the completion ring: completions of entries, and
+ * the expiries of ring timeouts, which the context's wake-up serves there
+ * within its user's budget of 256 a tick (shared with the drains), and
+ * ENTER, read() and STATS at once. The periodic drain may leave an
  * ARM whose deadline is more than two ticks away, and a NOP, to a later
  * one until it has waited a tick, when only such entries follow it. Ring
  * timeouts are named by slot, an index in [0, slots) the caller chooses,
@@ -470,17 +485,17 @@ struct hwtimer_event {
  * @cq_head: out: offset of the __u32 cq head (userspace writes)
  * @cq_tail: out: offset of the __u32 cq tail (kernel writes)
  * @cq_overflow: out: offset of the __u32 count of expiries that found the
- *	completion ring full, or came past the rings' budget of 256
- *	periodic expiries a tick, and were queued for read() instead
+ *	completion ring full and were queued for read() instead
  * @cqes: out: offset of the array of @cq_entries struct hwtimer_event
  * @id_tag: in: must be 0; out: a tag, from 1 to 2^20 - 1, that no
  *	context's ids carry while the rings exist, nor for 2^20 opens after:
  *	the rings' user may name its ring timeouts by ids whose bits 63..44
  *	are this tag without colliding with any id the device hands out
  * @ev_queued: out: offset of the __u32 count of records waiting for
- *	read() (kernel writes; saturates): while it is 0, read() has nothing
- *	to give, and a process that takes its records from the completion
- *	ring need not call it
+ *	read() (kernel writes; saturates): while it is 0, no record waits
+ *	for read(), and a process that takes its records from the completion
+ *	ring need not call it (expiries past the wake-up's budget come at
+ *	the next tick, or at once with ENTER)
  * @sq_claim: in: must be 0; out: offset of the __u32 claim (kernel
  *	writes): the index up to which a drain consumes, at most the sq
  *	tail as it read it, stored before the drain copies any entry. An
@@ -547,8 +562,8 @@ struct hwtimer_ring_setup {
  * the CANCEL then says CANCELLED. Completions come in the order of their
  * entries, except the error of such an ARM that a drain stopped early had
  * to arm after all, which comes when it does. The kernel copies each entry
- * once. A completion wakes poll() and epoll; the eventfd and SIGIO count
- * expiries only.
+ * once. A completion wakes poll() and epoll; the eventfd and SIGIO
+ * signal expiries only.
  */
 struct hwtimer_sqe {
 	__u32 op;

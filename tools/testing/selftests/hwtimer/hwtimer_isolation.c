@@ -3,9 +3,10 @@
  * hwtimer_isolation - can one user of /dev/hwtimer make another user's
  * timeouts late?
  *
- * What the kernel does for a context runs on threads every user shares
- * (the wheels' workers; the one-base wheel of the rings' drains) and under
- * locks of the context that the context's own threads also take. Each
+ * Some of what the kernel does for a context runs on threads every user
+ * shares (the wheels' workers, which run the contexts' wake-ups; the
+ * one-base wheel of the rings' drains) and under locks of the context
+ * that the context's own threads also take. Each
  * attacker class below aims at one of those. tools/vm/guest.d/36-isolation.sh
  * runs the modes, one process each, and judges:
  *
@@ -72,15 +73,15 @@
  *		and a read() of what fired, with two busy threads, and a
  *		normal feeder thread that each tick reads every context and
  *		arms it a one-shot a tick ahead; all pinned to CPU, so the
- *		one-tick timeouts expire on CPU's base, whose workers then
+ *		contexts' wake-ups are on CPU's base, whose workers then
  *		need the contexts' locks. Where those are sleeping locks
  *		(PREEMPT_RT) a starved holder keeps them. Control: getppid()
  *		for the ioctls, the far timeouts armed.
  *   expiry-flood	50,000 periodic 10 ms timeouts in two contexts, all
  *		due at the same instants, armed from CPU, and a reader per
  *		context pinned to CPU reading records as fast as it can
- *		(each read re-arms its dormant timeouts for the next
- *		period, on CPU's base). Control: the readers read() their
+ *		(each read serves the due ones and queues its dormant
+ *		timeouts for the next period, on the reader's time). Control: the readers read() their
  *		contexts with nothing armed.
  *   many-contexts	1000 contexts (over several processes if the fd limit
  *		needs it), each with one 1-tick periodic timeout it never
@@ -1326,9 +1327,9 @@ static int victim(pid_t pid, const char *ready, const char *outp,
 	out = fopen(outp, "w");
 	if (!out)
 		die("open %s", outp);
-	/* ioctl: armed on the victim's CPU, served by its workers there. */
+	/* ioctl: armed on the victim's CPU, woken by its workers there. */
 	report_path(out, "ioctl", &lat_ioctl, vcpu);
-	/* ring: armed by a drain on any CPU, served on that CPU's base. */
+	/* ring: armed by a drain on any CPU, its wake-up on that CPU's base. */
 	report_path(out, "ring", &lat_ring, -1);
 	/* kernel: armed and served on the victim's CPU, as ioctl. */
 	if (kernel_samples(t0, t1))

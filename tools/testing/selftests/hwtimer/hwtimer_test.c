@@ -2425,12 +2425,13 @@ static uint64_t clock_pending(int fd, clockid_t clock)
 
 /*
  * BATCH runs the ARMs, CANCELs and MODIFYs (a cancel and an arm) of one
- * chunk under one base lock while they stay on one base, moving it when
- * an op is on another. Here the ops of a chunk alternate between both
- * clocks' wheels and, on a machine with two CPUs, between timeouts armed
- * from each CPU (each CPU's base of a per-CPU wheel), MODIFYs of both
- * CPUs' timeouts among them: every op must do what it does alone, and
- * each wheel must end with the count it began with.
+ * chunk in one hold of the context's lock, moving the wake-ups of the
+ * context's queues on the clocks' wheels as their earliest deadlines
+ * change. Here the ops of a chunk alternate between both clocks and, on
+ * a machine with two CPUs, between timeouts armed from each CPU, MODIFYs
+ * of both CPUs' timeouts among them: every op must do what it does alone,
+ * and each wheel must end with the count it began with (the wake-ups go
+ * once the queues are empty).
  */
 TEST_F(ctx, batch_mixed_bases)
 {
@@ -3670,8 +3671,9 @@ out:
  * O_ASYNC + F_SETOWN: SIGIO when a record becomes readable.
  *
  * O_ASYNC: SIGIO to the owner when a record becomes readable. The signal
- * is sent by the expiry that queues the record, so it is due by the time
- * poll() sees it; 1 s more covers a vCPU stall in its delivery.
+ * is sent by the context's wake-up that makes it readable, so it is due
+ * by the time poll() sees it; 1 s more covers a vCPU stall in its
+ * delivery.
  */
 TEST_F(ctx, sigio)
 {
@@ -4031,7 +4033,8 @@ static void periodic_goes_on(struct __test_metadata *_metadata, int fd,
  *
  * An unread periodic timeout costs nothing per period (timerfd): with its
  * record waiting, a 1-tick periodic makes the wheel run at most a few
- * callbacks over 200 periods; the record then read carries every expiry.
+ * callbacks (the context's wake-up) over 200 periods; the record then
+ * read carries every expiry.
  * Tolerances: wheel callbacks <= 10 over the 200 periods (a kernel that
  * computes overruns when the record is read runs none; 10 leaves room for
  * stray timeouts of other tests on the shared wheel, far below the ~200 of

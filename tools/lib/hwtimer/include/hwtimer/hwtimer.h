@@ -224,12 +224,13 @@ int hwtimer_fd(struct hwtimer *h);
  * @efd: an eventfd, or -1 to stop
  *
  * The eventfd becomes readable without any call on @h; take expiries
- * with hwtimer_peek() until -EAGAIN when it does. The device adds 1 per
- * expiry. The timerfd backend adds 1 each time its timerfd expires, from
- * a thread of @h (signals blocked; gone at hwtimer_close() or -1): that
- * is once for all the expiries due at that moment, and again after a
- * call on @h that leaves expiries untaken, so the count is not a number
- * of expiries there. @h keeps a duplicate of @efd: closing @efd does not
+ * with hwtimer_peek() until -EAGAIN when it does. The device adds 1 when
+ * its wake-up finds expiries due (at most once a tick) and when a call
+ * on @h serves some. The timerfd backend adds 1 each time its timerfd
+ * expires, from a thread of @h (signals blocked; gone at hwtimer_close()
+ * or -1): that is once for all the expiries due at that moment, and again
+ * after a call on @h that leaves expiries untaken. On neither is the
+ * count a number of expiries. @h keeps a duplicate of @efd: closing @efd does not
  * stop it. After fork(), see "Fork" below.
  * Return: 0; -EBADF if @efd is not open; -EINVAL if it is no eventfd;
  * on the timerfd backend also -EAGAIN or -ENOMEM (no thread).
