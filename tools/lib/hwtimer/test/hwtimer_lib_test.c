@@ -231,7 +231,8 @@ static void t_open_path(void)
 /*
  * hwtimer_stats(): a fresh context counts from 0; five arms, one cancel,
  * three one-shots fired and read, one left pending are counted exactly;
- * the wheel's counters are the device's (at least ours), 0 on timerfd.
+ * the wheel's counters are the device's (at least our wake-up's), 0 on
+ * timerfd.
  */
 static void t_stats(void)
 {
@@ -275,12 +276,11 @@ static void t_stats(void)
 	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live,
 	   (uint64_t)st.ctx_queued);
 	/*
-	 * The wheel saw at least the four arms that were not cancelled; the
-	 * rings take the cancelled one back before the kernel sees it when no
-	 * drain came between.
+	 * The wheel carries the context's wake-up, not its timeouts: it was
+	 * armed for the three expiries and ran at least once.
 	 */
 	if (on_device(h))
-		ok(st.armed >= 4 && st.fired >= 3, "wheel armed %" PRIu64
+		ok(st.armed >= 1 && st.fired >= 1, "wheel armed %" PRIu64
 		   " fired %" PRIu64, (uint64_t)st.armed, (uint64_t)st.fired);
 	else
 		ok(!st.armed && !st.fired && !st.pending && !st.lateness[0],
