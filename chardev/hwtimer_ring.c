@@ -681,6 +681,11 @@ static void sqe_cancel_modify(struct hwt_ring *r,
 		sqe_complete(r, sqe, result, false);
 		return;
 	}
+	/*
+	 * A one-shot whose deadline has passed is served first: its record
+	 * leaves the completion ring the place this entry's completion needs.
+	 */
+	r->cq_reserved++;
 	if (sqe->op == HWTIMER_SQE_CANCEL)
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
 	else
@@ -688,10 +693,13 @@ static void sqe_cancel_modify(struct hwt_ring *r,
 						 sqe_deadline(r, sqe),
 						 HWTIMER_ARM_ABS, &result,
 						 &reap);
+	r->cq_reserved--;
 	/* Slots are never dead, so never reaped. */
 	WARN_ON_ONCE(reap);
+	/* A slot that fired says its last in its expiry's record. */
 	if (ret || result != HWTIMER_RESULT_MODIFIED)
 		sqe_complete(r, sqe, ret ? ret : result,
+			     result != HWTIMER_RESULT_FIRED &&
 			     !ht->linked && !ht->queued);
 }
 
