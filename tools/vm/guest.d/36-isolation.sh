@@ -79,19 +79,17 @@
 # context costs the shared workers a wake-up per tick in which its
 # timeouts expire, and each of a user's rings a drain callback per tick
 # while it holds entries, however small its budget leaves the work
-# (many-contexts); on PREEMPT_RT the attacker's starved threads hold
+# (many-contexts); and on PREEMPT_RT the attacker's starved threads hold
 # SLUB's node lock of hwtimer's timer cache, where the victim's own ARM
-# waits (lock-holder on stock-rt), and expiry-flood is not yet judged
-# there. Those classes run and print every figure, but only "never
-# early, never lost" is judged: "ok ... residual, not judged" says so on
-# the result line.
+# waits (lock-holder on stock-rt). Those classes run and print every
+# figure, but only "never early, never lost" is judged: "ok ... residual,
+# not judged" says so on the result line.
 #
 # ISO_CLASSES picks the classes (all by default), ISO_SECS the victim's
 # window.
 ISO_CLASSES=${ISO_CLASSES:-drain-stall nop-flood lock-holder expiry-flood many-contexts}
 ISO_RESIDUAL=${ISO_RESIDUAL:-many-contexts}
-[ "${HWTIMER_KERNEL:-}" = stock-rt ] &&
-	ISO_RESIDUAL="$ISO_RESIDUAL lock-holder expiry-flood"
+[ "${HWTIMER_KERNEL:-}" = stock-rt ] && ISO_RESIDUAL="$ISO_RESIDUAL lock-holder"
 ISO_SECS=${ISO_SECS:-3}
 ISO_KCPU_SLACK_MS=${ISO_KCPU_SLACK_MS:-20}
 # shellcheck source=tools/vm/guest.d/runs.inc
