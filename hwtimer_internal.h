@@ -20,28 +20,6 @@ struct hwtimer_wheel_params;
 void hwtimer_default_wheel_like(struct hwtimer_wheel_params *p);
 
 /*
- * A base lock kept from one arm or cancel to the next (hwtimer_main.c), so
- * that a run of them on one base takes its lock once: /dev/hwtimer's BATCH
- * runs a chunk of ops under one. Start with a zeroed one; while it holds a
- * lock, interrupts are off: no sleeping, and no hwtimer call but the _held
- * ones, until hwtimer_hold_release().
- */
-struct hwtimer_base;
-struct hwtimer_wheel;
-struct hwtimer_timeout;
-
-struct hwtimer_hold {
-	struct hwtimer_base *b;
-	unsigned long flags;
-};
-
-int hwtimer_arm_held(struct hwtimer_hold *h, struct hwtimer_wheel *w,
-		     struct hwtimer_timeout *t, u64 expires, u64 period,
-		     u32 flags);
-int hwtimer_cancel_held(struct hwtimer_hold *h, struct hwtimer_timeout *t);
-void hwtimer_hold_release(struct hwtimer_hold *h);
-
-/*
  * A module parameter of type unsigned long that must lie in [min, max]: a
  * bad value fails the load (or the write under /sys/module) with -EINVAL,
  * and the module loader's message names the parameter.

@@ -932,56 +932,6 @@ int hwtimer_arm(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 }
 EXPORT_SYMBOL_GPL(hwtimer_arm);
 
-/* Let go of the base lock @h holds, if any. */
-void hwtimer_hold_release(struct hwtimer_hold *h)
-{
-	if (!h->b)
-		return;
-	raw_spin_unlock_irqrestore(&h->b->lock, h->flags);
-	h->b = NULL;
-}
-
-/*
- * Is @t, on base @b whose lock the caller holds, bound to @b, binding it
- * when it is bound to none? As claim() binds, with the lock already held.
- */
-static bool bound_here(struct hwtimer_base *b, struct hwtimer_timeout *t)
-{
-	u64 id = READ_ONCE(t->wheel_id);
-
-	lockdep_assert_held(&b->lock);
-	if (id == b->id)
-		return true;
-	return !id && !cmpxchg64(&t->wheel_id, 0, b->id);
-}
-
-/*
- * hwtimer_arm() under the base lock @h holds when @t is to go on that base
- * (this CPU's base of @w, @t bound to it or to none); otherwise @h lets go
- * of it and takes the lock of the base @t goes on, which it then holds
- * whatever the arm's result, unless claim() failed (-EBUSY). Bad
- * arguments leave @h as it was. Never sleeps.
- */
-int hwtimer_arm_held(struct hwtimer_hold *h, struct hwtimer_wheel *w,
-		     struct hwtimer_timeout *t, u64 expires, u64 period,
-		     u32 flags)
-{
-	struct hwtimer_base *b = h->b;
-
-	if (!arm_args_ok(w, t, period, flags))
-		return -EINVAL;
-	if (!b || b != local_base(w) || !bound_here(b, t)) {
-		hwtimer_hold_release(h);
-		b = claim(w, t, &h->flags);
-		if (IS_ERR(b))
-			return PTR_ERR(b);
-		h->b = b;
-	} else if (state_of(t) & HWT_HANDBACK) {
-		return -EBUSY;
-	}
-	return arm_claimed(b, t, expires, period, flags);
-}
-
 /**
  * hwtimer_modify() - move a timeout to a new deadline, in place
  * @t: the timeout; pending, or idle after an earlier hwtimer_arm()
@@ -1098,26 +1048,6 @@ int hwtimer_cancel(struct hwtimer_timeout *t)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(hwtimer_cancel);
-
-/*
- * hwtimer_cancel() under the base lock @h holds when @t was last armed on
- * that base (bound there, it cannot move while the lock is held);
- * otherwise @h lets go of it and takes the lock of @t's base, if @t has
- * one. Never sleeps.
- */
-int hwtimer_cancel_held(struct hwtimer_hold *h, struct hwtimer_timeout *t)
-{
-	struct hwtimer_base *b = h->b;
-
-	if (!b || READ_ONCE(t->wheel_id) != b->id) {
-		hwtimer_hold_release(h);
-		b = lock_timeout(t, &h->flags);
-		if (!b)
-			return HWTIMER_NOT_PENDING;
-		h->b = b;
-	}
-	return cancel_locked(b, t);
-}
 
 static void wheel_release(struct kref *ref)
 {
