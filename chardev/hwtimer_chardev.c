@@ -900,6 +900,21 @@ static bool cos_cancel(struct hwt_ctx *ctx, struct hwt_timer *ht)
 }
 
 /*
+ * Between two chunks of a walk in a call of @ctx: let go of its lock, and
+ * end the call at a fatal signal. Return: 0 with the lock held again, or
+ * -EINTR without it.
+ */
+static int chunk_break(struct hwt_ctx *ctx)
+{
+	spin_unlock(&ctx->wqh.lock);
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	cond_resched();
+	spin_lock(&ctx->wqh.lock);
+	return 0;
+}
+
+/*
  * After a set of the wall clock, turn every cancel-on-set timeout of @ctx
  * into a clock-set record. It runs in the context's own system calls
  * (read(), ARM, MODIFY, CANCEL, BATCH), a chunk of the id table per hold
@@ -929,11 +944,8 @@ static int cos_sweep_locked(struct hwt_ctx *ctx)
 			ctx->cos_offs = offs;
 			break;
 		}
-		spin_unlock(&ctx->wqh.lock);
-		if (fatal_signal_pending(current))
+		if (chunk_break(ctx))
 			return -EINTR;
-		cond_resched();
-		spin_lock(&ctx->wqh.lock);
 	}
 	if (queued)
 		wake_locked(ctx);
@@ -1140,11 +1152,8 @@ int hwtimer_cdev_collect(struct hwt_ctx *ctx)
 			n += k;
 			if (k < HWT_SERVE_CHUNK)
 				break;
-			spin_unlock(&ctx->wqh.lock);
-			if (fatal_signal_pending(current))
+			if (chunk_break(ctx))
 				return -EINTR;
-			cond_resched();
-			spin_lock(&ctx->wqh.lock);
 		}
 		q_wake_sync(q);
 		if (n)
