@@ -367,7 +367,8 @@ static void spare_push(struct hwt_timer **top, struct hwt_timer *ht)
 }
 
 /*
- * Keep dead one-shot @ht for a later arm, if there is room. Caller holds ctx->wqh.lock. Return: whether it was kept.
+ * Keep dead one-shot @ht for a later arm, if there is room. Caller holds
+ * ctx->wqh.lock. Return: whether it was kept.
  */
 static bool spare_put(struct hwt_ctx *ctx, struct hwt_timer *ht)
 {
