@@ -4914,8 +4914,14 @@ TEST_F(ctx, ring_periodic)
 			TH_LOG("record %d: flags %#x", i, ev.flags);
 		}
 		EXPECT_TRUE(ev.fire_ns >= ev.deadline_ns);
+		/* The latest expiry a record covers, the first late or not. */
 		EXPECT_TRUE(ev.deadline_ns ==
-			    (i ? prev + (1 + ev.overruns) * period : d));
+			    (i ? prev : d - period) + (1 + ev.overruns) * period) {
+			TH_LOG("record %d: deadline %" PRIu64 ", overruns %" PRIu64
+			       ", previous %" PRIu64 ", first %" PRIu64, i,
+			       (uint64_t)ev.deadline_ns, (uint64_t)ev.overruns,
+			       prev, d);
+		}
 		prev = ev.deadline_ns;
 	}
 	ASSERT_TRUE(ring_push_kick(self->fd, &r, sqe_of(HWTIMER_SQE_CANCEL, 0,
