@@ -60,7 +60,6 @@ static struct qent *ents;
 /* OPS deadlines to add, then the background entries' current ones. */
 static u64 *deadline;
 
-
 /* The order of the queue: q_less() of the chardev. */
 static bool less(struct rb_node *a, const struct rb_node *b)
 {

@@ -30,13 +30,11 @@
 
 #include "bench_workload.h"
 
-
 static struct hwtimer_wc wheel;
 /* MAX_PENDING background entries, then OPS entries the phases move. */
 static struct hwtimer_wc_entry *ents;
 /* OPS deadlines to arm, then the background entries' current ones. */
 static u64 *deadline;
-
 
 static void bench_add_cancel(void)
 {
