@@ -675,11 +675,11 @@ static int q_wake_sync(struct hwt_queue *q)
 	lockdep_assert_held(&q->ctx->wqh.lock);
 	if (!first || (q->wake_at && q->wake_at <= first->expires))
 		return 0;
-	if (hwtimer_state(&q->wake) == HWTIMER_STATE_IDLE)
+	/* One hold of the base lock: only the first arm is not a move. */
+	ret = hwtimer_modify(&q->wake, first->expires, HWTIMER_ARM_ABS);
+	if (ret == -EINVAL)	/* never armed */
 		ret = hwtimer_arm(clock_wheel(q->clock), &q->wake,
 				  first->expires, 0, HWTIMER_ARM_ABS);
-	else
-		ret = hwtimer_modify(&q->wake, first->expires, HWTIMER_ARM_ABS);
 	if (!ret)
 		q->wake_at = max(first->expires, 1ULL);
 	return ret;
