@@ -178,6 +178,7 @@ MODULE_PARM_DESC(max_user_contexts,
  * @tags: id tags those contexts and their rings hold, for max_user_contexts
  * @budget: work the user's timer rings had done on shared threads in one
  *	tick: the tick's index above %HWT_BUDGET_SHIFT, the work below
+ * @drains: the periodic drains of the user's timer rings
  */
 struct hwt_user {
 	struct hlist_node node;
@@ -186,6 +187,7 @@ struct hwt_user {
 	atomic_long_t live;
 	atomic_long_t tags;
 	atomic64_t budget;
+	struct hwt_drains drains;
 };
 
 /*
@@ -217,12 +219,11 @@ static struct hwtimer_wheel *hwt_own_wheel;
  */
 static struct hwtimer_wheel *hwt_rt_wheel;
 /*
- * The wheels the rings' drains run on, by clock (index: is it
- * CLOCK_BOOTTIME): one base each, whose workers run on any CPU. A drain
- * then runs where the scheduler finds room, mostly not on the CPU of the
- * thread filling the ring.
+ * The wheel the users' passes of ring drains run on: one base, whose
+ * workers run on any CPU. A drain then runs where the scheduler finds
+ * room, mostly not on the CPU of the thread filling the ring.
  */
-static struct hwtimer_wheel *hwt_drain_wheels[2];
+static struct hwtimer_wheel *hwt_drain_wheel;
 
 /* The wheel of @clock: the default one or ours; NULL for another clock. */
 static struct hwtimer_wheel *clock_wheel(u32 clock)
@@ -271,44 +272,51 @@ struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock)
 }
 
 /**
- * hwtimer_cdev_drain_wheel() - the wheel the rings' drains of @clock run on
- * @clock: CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * hwtimer_cdev_drain_wheel() - the wheel the rings' periodic drains run on
  *
- * It has the tick of hwtimer_cdev_wheel(@clock) and a single base.
+ * CLOCK_MONOTONIC, with hwtimer_cdev_wheel(CLOCK_MONOTONIC)'s tick and a
+ * single base.
  *
  * Return: the wheel.
  */
-struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock)
+struct hwtimer_wheel *hwtimer_cdev_drain_wheel(void)
 {
-	return hwt_drain_wheels[clock == CLOCK_BOOTTIME];
+	return hwt_drain_wheel;
 }
 
-/* Create the drain wheel of @clock, whose own wheel exists. */
-static int drain_wheel_create(clockid_t clock)
+/**
+ * hwtimer_cdev_drains() - the periodic drains of a context's user's rings
+ * @ctx: the context
+ *
+ * Return: them; they live as long as the context.
+ */
+struct hwt_drains *hwtimer_cdev_drains(struct hwt_ctx *ctx)
+{
+	return &ctx->user->drains;
+}
+
+static int drain_wheel_create(void)
 {
 	struct hwtimer_wheel_params p = {
-		.name = clock == CLOCK_BOOTTIME ? "chardev-drain-boottime" :
-			"chardev-drain-monotonic",
-		.clock = clock,
+		.name = "chardev-drain",
+		.clock = CLOCK_MONOTONIC,
 	};
 	struct hwtimer_wheel *drain;
 
 	hwtimer_default_wheel_like(&p);
-	p.tick_ns = hwtimer_wheel_tick_ns(clock_wheel(clock));
+	p.tick_ns = hwtimer_wheel_tick_ns(clock_wheel(CLOCK_MONOTONIC));
 	p.flags = 0;
 	drain = hwtimer_wheel_create(&p);
 	if (IS_ERR(drain))
 		return PTR_ERR(drain);
-	hwt_drain_wheels[clock == CLOCK_BOOTTIME] = drain;
+	hwt_drain_wheel = drain;
 	return 0;
 }
 
-static void drain_wheels_destroy(void)
+static void drain_wheel_destroy(void)
 {
-	hwtimer_wheel_destroy(hwt_drain_wheels[0]);
-	hwtimer_wheel_destroy(hwt_drain_wheels[1]);
-	hwt_drain_wheels[0] = NULL;
-	hwt_drain_wheels[1] = NULL;
+	hwtimer_wheel_destroy(hwt_drain_wheel);
+	hwt_drain_wheel = NULL;
 }
 
 static bool reserved_zero(const __u64 *r, size_t n)
@@ -2501,6 +2509,8 @@ static struct hwt_user *user_get(void)
 	struct hwt_user *u, *nu;
 
 	nu = kzalloc(sizeof(*nu), GFP_KERNEL);
+	if (nu)
+		hwtimer_drains_init(&nu->drains);
 	spin_lock(&hwt_users_lock);
 	hash_for_each_possible(hwt_users, u, node, __kuid_val(uid)) {
 		if (uid_eq(u->uid, uid)) {
@@ -2532,6 +2542,7 @@ static void user_put(struct hwt_user *u)
 	spin_unlock(&hwt_users_lock);
 	WARN_ON_ONCE(atomic_long_read(&u->live));
 	WARN_ON_ONCE(atomic_long_read(&u->tags));
+	hwtimer_drains_exit(&u->drains);
 	kfree(u);
 }
 
@@ -2817,9 +2828,7 @@ int hwtimer_chardev_init(void)
 		ret = PTR_ERR(hwt_rt_wheel);
 		goto err_destroy_own;
 	}
-	ret = drain_wheel_create(CLOCK_MONOTONIC);
-	if (!ret)
-		ret = drain_wheel_create(CLOCK_BOOTTIME);
+	ret = drain_wheel_create();
 	if (ret)
 		goto err_destroy_wheel;
 	hwtimer_timeout_init(&hwt_cos_wake, cos_wake_fn, 0);
@@ -2840,7 +2849,7 @@ int hwtimer_chardev_init(void)
 err_unregister:
 	cos_unregister();
 err_destroy_wheel:
-	drain_wheels_destroy();
+	drain_wheel_destroy();
 	hwtimer_wheel_destroy(hwt_rt_wheel);
 err_destroy_own:
 	hwtimer_wheel_destroy(hwt_own_wheel);
@@ -2859,7 +2868,7 @@ void hwtimer_chardev_exit(void)
 {
 	misc_deregister(&hwt_misc);
 	cos_unregister();
-	drain_wheels_destroy();
+	drain_wheel_destroy();
 	hwtimer_wheel_destroy(hwt_rt_wheel);
 	hwtimer_wheel_destroy(hwt_own_wheel);
 	kmem_cache_destroy(hwt_pcache);

@@ -208,7 +208,8 @@ void hwtimer_cdev_wake_pollers(struct hwt_ctx *ctx);
 u64 hwtimer_cdev_host_time(const struct hwt_ctx *ctx, u32 clock, u64 t);
 u64 hwtimer_cdev_user_time(const struct hwt_ctx *ctx, u32 clock, u64 t);
 struct hwtimer_wheel *hwtimer_cdev_wheel(u32 clock);
-struct hwtimer_wheel *hwtimer_cdev_drain_wheel(u32 clock);
+struct hwtimer_wheel *hwtimer_cdev_drain_wheel(void);
+struct hwt_drains *hwtimer_cdev_drains(struct hwt_ctx *ctx);
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock);
 int hwtimer_cdev_reserve(struct hwt_ctx *ctx, u64 n);

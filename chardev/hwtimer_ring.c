@@ -11,15 +11,16 @@
  * limits then, so an arm in flight needs no memory beyond them; userspace
  * names them by index, so a cancel needs no answer from the arm.
  *
- * The submission ring is drained by a periodic timeout of the context, one
- * wheel tick apart, or at once by HWTIMER_IOC_ENTER; a periodic drain
- * leaves far ARMs to a later one until they have waited a tick
- * (drain_bound()), so that timeouts cancelled soon after their arm are
- * taken back from the ring. The periodic drain
- * runs on a wheel of its own with a single base, whose workers may run on
- * any CPU (hwtimer_cdev_drain_wheel()): a per-CPU base's workers run on its
- * CPU, and a drain there would take the time of the thread filling the
- * ring from that very CPU. A drain reads the sq tail once, copies each entry
+ * The submission ring is drained periodically, a wheel tick apart, or at
+ * once by HWTIMER_IOC_ENTER; a periodic drain leaves far ARMs to a later
+ * one until they have waited a tick (drain_bound()), so that timeouts
+ * cancelled soon after their arm are taken back from the ring. The
+ * periodic drains of all of one user's rings are one timeout, the user's
+ * pass (struct hwt_drains), which drains HWT_DRAIN_VISITS of them a tick
+ * at most, in turn. It runs on a wheel of its own with a single base,
+ * whose workers may run on any CPU (hwtimer_cdev_drain_wheel()): a
+ * per-CPU base's workers run on its CPU, and a drain there would take the
+ * time of the thread filling the ring from that very CPU. A drain reads the sq tail once, copies each entry
  * once, checks it, and applies it under the context's lock with the same
  * helpers as the ioctls. As Netty's timer drops a timeout cancelled while
  * still in its queue, an ARM whose slot the same drain then CANCELs,
@@ -52,10 +53,11 @@
  * fallback: an entry is consumed only while the completion ring has room,
  * so none is ever lost; a full completion ring stalls the submission ring.
  *
- * Isolation: the periodic drain and the queues' wake-ups run on shared
+ * Isolation: the periodic drains and the queues' wake-ups run on shared
  * threads, and what a process writes into its region costs no system
  * call, so what they do for one context is bounded per tick whatever the
- * process does, and per user however many contexts it opens: a periodic
+ * process does, and the drains per user however many rings it opens: a
+ * user's pass drains at most HWT_DRAIN_VISITS rings a tick, a periodic
  * drain looks at most at HWT_RING_DRAIN_BUDGET entries, and the drains of
  * one user's rings, with the expiries its wake-ups serve, consume at most
  * its budget a tick together (hwtimer_cdev_budget_take()); past either, a
@@ -70,10 +72,10 @@
  * index. Whatever a process writes into the region can only hurt the
  * users of this context.
  *
- * Lifetime: the rings are set up once and freed at release, after the
- * drain and the context's wake-ups have been stopped with
- * hwtimer_cancel_sync(); a mapping holds the file, so release comes after
- * the last munmap().
+ * Lifetime: the rings are set up once and freed at release, after they
+ * left their user's pass and the pass and the context's wake-ups have
+ * been waited for with hwtimer_cancel_sync(); a mapping holds the file,
+ * so release comes after the last munmap().
  */
 #include <linux/build_bug.h>
 #include <linux/log2.h>
@@ -127,6 +129,8 @@
  * the drain's end 16 wake-ups once.
  */
 #define HWT_RING_IDLE_DRAINS	16
+/* Rings a pass of one user's periodic drains visits at most. */
+#define HWT_DRAIN_VISITS	64
 /* In hwt_ring.link of a CANCEL: its ARM was deferred. */
 #define HWT_RING_DEFERRED	BIT(31)
 /* In hwt_ring.link: the entry failed sqe_check(), which it answers. */
@@ -168,8 +172,9 @@
  *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
  *	@sq_seen, @seen_ns, @dropped, @drain_on and @idle_drains
- * @drain: the periodic drain, a tick apart, on the clock's drain wheel
- * @drain_on: @drain is armed, or its running callback re-arms it
+ * @drains: the periodic drains of the user's rings
+ * @drain_node: in @drains->rings while @drain_on, under @drains->lock
+ * @drain_on: the periodic drain is on: @drains' pass drains the ring
  * @idle_drains: periodic drains in a row that found the ring empty
  * @sq_next: the kernel's sq head: next entry to consume
  * @sq_seen: the sq tail as a drain read it at @seen_ns: the entries
@@ -208,7 +213,8 @@ struct hwt_ring {
 	u32 *last;
 	u32 cq_reserved;
 	struct mutex drain_mutex;	/* one drain at a time */
-	struct hwtimer_timeout drain;
+	struct hwt_drains *drains;
+	struct list_head drain_node;
 	bool drain_on;
 	u32 idle_drains;
 	u32 sq_next;
@@ -303,8 +309,6 @@ static void ring_destroy(struct hwt_ring *r)
 	kfree(r);
 }
 
-static void ring_drain_fn(struct hwtimer_timeout *t);
-
 /* Set up the slots: idle ring timers of @r's clock, their index as id. */
 static void slots_init(struct hwt_ring *r)
 {
@@ -332,7 +336,8 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&r->drain_mutex);
-	hwtimer_timeout_init(&r->drain, ring_drain_fn, 0);
+	INIT_LIST_HEAD(&r->drain_node);
+	r->drains = hwtimer_cdev_drains(ctx);
 	r->ctx = ctx;
 	r->clock = req->clock;
 	r->w = hwtimer_cdev_wheel(req->clock);
@@ -366,26 +371,58 @@ static void set_flags(struct hwt_ring *r, u32 flags)
 }
 
 /*
- * Arm the periodic drain unless it runs. Its deadlines fall on tick
- * starts, where the drains of every context share a wake-up (a tick's
- * deadlines are otherwise served one by one when they are few). Should
- * the wheel refuse, leave NEED_WAKEUP set so that the next submission
- * calls ENTER again.
+ * Arm @d's pass unless it is on: its deadlines fall on the drain wheel's
+ * tick starts, a tick apart. Caller holds d->lock. Return: false when the
+ * wheel refused.
+ */
+static bool pass_on(struct hwt_drains *d)
+{
+	struct hwtimer_wheel *w = hwtimer_cdev_drain_wheel();
+	u64 tick = hwtimer_wheel_tick_ns(w);
+	u64 at = hwtimer_wheel_now(w) + tick;
+	int ret;
+
+	lockdep_assert_held(&d->lock);
+	if (d->on)
+		return true;
+	at = div64_u64(at + tick - 1, tick) * tick;
+	ret = hwtimer_arm(w, &d->pass, at, tick, HWTIMER_ARM_ABS);
+	if (ret && ret != -EBUSY)
+		return false;
+	d->on = true;
+	return true;
+}
+
+/* Take @r off @d's list if it is on it. Caller holds d->lock. */
+static void drain_unlist(struct hwt_drains *d, struct hwt_ring *r)
+{
+	lockdep_assert_held(&d->lock);
+	if (list_empty(&r->drain_node))
+		return;
+	list_del_init(&r->drain_node);
+	d->nrings--;
+}
+
+/*
+ * Put the periodic drain on (again): the ring joins its user's list, at
+ * the back, and the user's pass is armed. Should the wheel refuse, leave
+ * NEED_WAKEUP set so that the next submission calls ENTER again.
  */
 static void drain_start(struct hwt_ring *r)
 {
-	u64 tick = hwtimer_wheel_tick_ns(r->w);
-	u64 at = hwtimer_wheel_now(r->w) + tick;
-	int ret;
+	struct hwt_drains *d = r->drains;
+	bool ok;
 
 	lockdep_assert_held(&r->drain_mutex);
 	r->idle_drains = 0;
-	if (r->drain_on)
-		return;
-	at = div64_u64(at + tick - 1, tick) * tick;
-	ret = hwtimer_arm(hwtimer_cdev_drain_wheel(r->clock), &r->drain, at,
-			  tick, HWTIMER_ARM_ABS);
-	if (ret && ret != -EBUSY) {
+	spin_lock(&d->lock);
+	ok = pass_on(d);
+	if (ok && list_empty(&r->drain_node)) {
+		list_add_tail(&r->drain_node, &d->rings);
+		d->nrings++;
+	}
+	spin_unlock(&d->lock);
+	if (!ok) {
 		set_flags(r, r->flags | HWTIMER_RING_NEED_WAKEUP);
 		return;
 	}
@@ -1021,31 +1058,93 @@ static void drain_stop_if_idle(struct hwt_ring *r)
 		set_flags(r, r->flags & ~HWTIMER_RING_NEED_WAKEUP);
 		return;
 	}
-	/* From its own callback: the series ends, ENTER restarts it. */
-	hwtimer_cancel(&r->drain);
+	/* The series ends, ENTER restarts it. */
+	spin_lock(&r->drains->lock);
+	drain_unlist(r->drains, r);
+	spin_unlock(&r->drains->lock);
 	r->drain_on = false;
 }
 
-/*
- * Callback of the periodic drain, on a shared wheel worker. It never
- * sleeps on the process: while an ENTER of the context drains (and holds
- * drain_mutex for as long as its thread is kept off the CPU), this drain
- * has nothing to do, and the next tick's looks again.
- */
-static void ring_drain_fn(struct hwtimer_timeout *t)
+/* A periodic drain of @r, from its user's pass. */
+static void ring_drain_periodic(struct hwt_ring *r)
 {
-	struct hwt_ring *r = container_of(t, struct hwt_ring, drain);
 	u32 n;
 
-	if (!mutex_trylock(&r->drain_mutex))
-		return;
+	lockdep_assert_held(&r->drain_mutex);
 	n = ring_drain(r, false);
 	/* Entries left to a later drain: the process is at work. */
 	if (n || READ_ONCE(*r->sq_tail) != r->sq_next)
 		r->idle_drains = 0;
 	else if (++r->idle_drains >= HWT_RING_IDLE_DRAINS)
 		drain_stop_if_idle(r);
-	mutex_unlock(&r->drain_mutex);
+}
+
+/*
+ * Callback of a user's pass, on a shared worker of the drain wheel, a
+ * tick apart while any of the user's rings has its periodic drain on: it
+ * drains HWT_DRAIN_VISITS of them at most, in turn, each going to the
+ * back of the list as it is taken. However many rings a user opens, they
+ * cost the shared threads this one callback a tick, a bounded number of
+ * drains and the user's budget of entries; with more rings than that, a
+ * ring's turn comes every few ticks. It never sleeps on a process: a ring
+ * an ENTER drains (holding drain_mutex for as long as its thread is kept
+ * off the CPU) is passed over. A ring it took stays allocated until it
+ * returns: hwtimer_ring_stop() waits for it.
+ */
+static void drains_pass_fn(struct hwtimer_timeout *t)
+{
+	struct hwt_drains *d = container_of(t, struct hwt_drains, pass);
+	struct hwt_ring *r;
+	u32 visits, i;
+
+	spin_lock(&d->lock);
+	visits = min_t(u32, d->nrings, HWT_DRAIN_VISITS);
+	spin_unlock(&d->lock);
+	for (i = 0; i < visits; i++) {
+		spin_lock(&d->lock);
+		r = list_first_entry_or_null(&d->rings, struct hwt_ring,
+					     drain_node);
+		if (r)
+			list_move_tail(&r->drain_node, &d->rings);
+		spin_unlock(&d->lock);
+		if (!r)
+			break;
+		if (!mutex_trylock(&r->drain_mutex))
+			continue;
+		ring_drain_periodic(r);
+		mutex_unlock(&r->drain_mutex);
+		cond_resched();
+	}
+	/* From its own callback: the pass ends, a drain_start() re-arms it. */
+	spin_lock(&d->lock);
+	if (list_empty(&d->rings)) {
+		hwtimer_cancel(t);
+		d->on = false;
+	}
+	spin_unlock(&d->lock);
+}
+
+/**
+ * hwtimer_drains_init() - set up the periodic drains of a user's rings
+ * @d: the user's, not yet in use
+ */
+void hwtimer_drains_init(struct hwt_drains *d)
+{
+	spin_lock_init(&d->lock);
+	INIT_LIST_HEAD(&d->rings);
+	hwtimer_timeout_init(&d->pass, drains_pass_fn, 0);
+}
+
+/**
+ * hwtimer_drains_exit() - stop a user's pass, the user's last ring gone
+ * @d: the user's
+ *
+ * Context: process context; may sleep.
+ */
+void hwtimer_drains_exit(struct hwt_drains *d)
+{
+	WARN_ON_ONCE(!list_empty(&d->rings));
+	hwtimer_cancel_sync(&d->pass);
 }
 
 /**
@@ -1096,9 +1195,22 @@ long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg)
 void hwtimer_ring_stop(struct hwt_ctx *ctx)
 {
 	struct hwt_ring *r = ctx->ring;
+	struct hwt_drains *d;
 
-	if (r)
-		hwtimer_cancel_sync(&r->drain);
+	if (!r)
+		return;
+	d = r->drains;
+	spin_lock(&d->lock);
+	drain_unlist(d, r);
+	spin_unlock(&d->lock);
+	/* A pass that took the ring before returns before it is freed. */
+	hwtimer_cancel_sync(&d->pass);
+	spin_lock(&d->lock);
+	d->on = false;
+	/* Should the wheel refuse, the rings' next ENTER tries again. */
+	if (!list_empty(&d->rings))
+		pass_on(d);
+	spin_unlock(&d->lock);
 }
 
 /**
