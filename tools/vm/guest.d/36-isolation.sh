@@ -75,20 +75,17 @@
 # scheduled on the kernels users run; KASAN and lockdep would slow the
 # victim, the attackers and the workers alike, and the other fragments run
 # the same paths under them.
-# Known residuals (docs/design.md, "Isolation between users"): each
-# context costs the shared workers a wake-up per tick in which its
-# timeouts expire, and each of a user's rings a drain callback per tick
-# while it holds entries, however small its budget leaves the work
-# (many-contexts); and on PREEMPT_RT the attacker's starved threads hold
-# SLUB's node lock of hwtimer's timer cache, where the victim's own ARM
-# waits (lock-holder on stock-rt). Those classes run and print every
-# figure, but only "never early, never lost" is judged: "ok ... residual,
-# not judged" says so on the result line.
+# Known residual (docs/design.md, "Isolation between users"): on
+# PREEMPT_RT the attacker's starved threads hold SLUB's node lock of
+# hwtimer's timer cache, where the victim's own ARM waits (lock-holder on
+# stock-rt). That class runs there and prints every figure, but only
+# "never early, never lost" is judged: "ok ... residual, not judged" says
+# so on the result line.
 #
 # ISO_CLASSES picks the classes (all by default), ISO_SECS the victim's
 # window.
 ISO_CLASSES=${ISO_CLASSES:-drain-stall nop-flood lock-holder expiry-flood many-contexts}
-ISO_RESIDUAL=${ISO_RESIDUAL:-many-contexts}
+ISO_RESIDUAL=${ISO_RESIDUAL:-}
 [ "${HWTIMER_KERNEL:-}" = stock-rt ] && ISO_RESIDUAL="$ISO_RESIDUAL lock-holder"
 ISO_SECS=${ISO_SECS:-3}
 ISO_KCPU_SLACK_MS=${ISO_KCPU_SLACK_MS:-20}
