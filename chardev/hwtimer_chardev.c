@@ -1043,7 +1043,7 @@ static void cos_unregister(void)
 }
 
 /*
- * Serve the expiry of @ht, due at @now and out of its queue @q: its
+ * Serve the expiry of @ht, due at @now, taking it out of its queue @q: its
  * record goes to the completion ring (a ring slot, when there is room)
  * or the event list. A periodic one covers every period up to @now; in
  * the completion ring it goes on, elsewhere it stops until read.
@@ -1055,6 +1055,7 @@ static void expire_locked(struct hwt_ctx *ctx, struct hwt_queue *q,
 	u64 overruns = 0;
 
 	lockdep_assert_held(&ctx->wqh.lock);
+	q_remove(ctx, ht);
 	if (ht->period) {
 		overruns = div64_u64(now - ht->expires, ht->period);
 		ht->expires += overruns * ht->period;
@@ -1093,7 +1094,6 @@ static u32 q_collect(struct hwt_ctx *ctx, struct hwt_queue *q, u64 now,
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	while (n < max && (ht = q_first(q)) && ht->expires <= now) {
-		q_remove(ctx, ht);
 		expire_locked(ctx, q, ht, now);
 		n++;
 	}
@@ -1109,7 +1109,6 @@ static bool expire_if_due(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	lockdep_assert_held(&ctx->wqh.lock);
 	if (ht->expires > now)
 		return false;
-	q_remove(ctx, ht);
 	expire_locked(ctx, q, ht, now);
 	wake_locked(ctx);
 	return true;
@@ -1203,7 +1202,6 @@ static void q_wake_fn(struct hwtimer_timeout *t)
 		while (served < HWT_WAKE_SERVE && (first = q_first(q)) &&
 		       first->expires <= now &&
 		       hwtimer_cdev_budget_take(ctx, tick, 1)) {
-			q_remove(ctx, first);
 			expire_locked(ctx, q, first, now);
 			woke = true;
 			if (++served % HWT_SERVE_CHUNK)
@@ -1361,6 +1359,31 @@ void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	ht->clock_set = false;
 }
 
+/*
+ * Put @ht into its queue for @deadline (as hwtimer_arm() takes it) and
+ * @period: the work of an arm and of a move, counting nothing.
+ * Return: 0, or q_add()'s error (@ht is then not in its queue).
+ */
+static int timer_start(struct hwt_ctx *ctx, struct hwt_timer *ht,
+		       u64 deadline, u64 period, u32 flags)
+{
+	int ret;
+
+	if (!(flags & HWTIMER_ARM_ABS) &&
+	    check_add_overflow(q_now(clock_queue(ctx, ht->clock)), deadline,
+			       &deadline))
+		deadline = U64_MAX;
+	ht->expires = deadline;
+	ht->period = period;
+	ret = q_add(ctx, ht);
+	if (ret)
+		return ret;
+	ht->linked = true;
+	ht->fired = false;
+	ht->dormant = false;
+	return 0;
+}
+
 /**
  * hwtimer_cdev_start_locked() - arm an idle timer of a context
  * @ctx: the context
@@ -1382,18 +1405,9 @@ int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (!(flags & HWTIMER_ARM_ABS) &&
-	    check_add_overflow(q_now(clock_queue(ctx, ht->clock)), deadline,
-			       &deadline))
-		deadline = U64_MAX;
-	ht->expires = deadline;
-	ht->period = period;
-	ret = q_add(ctx, ht);
+	ret = timer_start(ctx, ht, deadline, period, flags);
 	if (ret)
 		return ret;
-	ht->linked = true;
-	ht->fired = false;
-	ht->dormant = false;
 	ctx->pending++;
 	ctx->armed++;
 	return 0;
@@ -1636,11 +1650,10 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		return 0;
 	}
 	q_remove(ctx, ht);
-	ctx->pending--;
-	ctx->armed--;
-	r = hwtimer_cdev_start_locked(ctx, ht, deadline, ht->period, flags);
+	r = timer_start(ctx, ht, deadline, ht->period, flags);
 	if (r) {
 		/* Stopped and not armed again: the timeout is gone. */
+		ctx->pending--;
 		unlink_timer(ht, reap);
 		return r;
 	}

@@ -3,15 +3,12 @@
  * hwtimer_ids.h - the id table of a /dev/hwtimer context.
  *
  * A table hands out 64-bit ids for objects that carry their own id (a u64
- * field), and finds an object by id in O(1). An id is
- *
- *	bits 63..44: the table's tag
- *	bits 43..24: the slot's generation
- *	bits 23..0:  the slot's index in the table, from 1
- *
- * so 0 is never an id, and an id of one table never matches in a table
- * with another tag. A freed slot's generation goes up by one, so a stale id
- * misses until its slot has been reused 2^20 times.
+ * field), and finds an object by id in O(1). An id is laid out as the
+ * uapi says (HWTIMER_ID_*): the table's tag, the slot's generation, and
+ * the slot's index in the table from 1; so 0 is never an id, and an id of
+ * one table never matches in a table with another tag. A freed slot's
+ * generation goes up by one, so a stale id misses until its slot has been
+ * reused 2^20 times.
  *
  * Locking: the caller's lock, named at hwtimer_ids_init(), protects the
  * table; every function but hwtimer_ids_init(), hwtimer_ids_destroy() and
@@ -26,15 +23,14 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-/* Bits of an id holding the slot's index. */
-#define HWTIMER_IDS_IDX_BITS	24
-/* Bits of an id holding the slot's generation. */
-#define HWTIMER_IDS_GEN_BITS	20
-/* Bits of an id holding the table's tag: the rest of the 64. */
-#define HWTIMER_IDS_TAG_BITS	20
-/* Where the generation and the tag start. */
-#define HWTIMER_IDS_GEN_SHIFT	HWTIMER_IDS_IDX_BITS
-#define HWTIMER_IDS_TAG_SHIFT	(HWTIMER_IDS_IDX_BITS + HWTIMER_IDS_GEN_BITS)
+#include <uapi/linux/hwtimer.h>
+
+/* The layout of the uapi's ids (HWTIMER_ID_*). */
+#define HWTIMER_IDS_IDX_BITS	HWTIMER_ID_INDEX_BITS
+#define HWTIMER_IDS_GEN_BITS	HWTIMER_ID_GEN_BITS
+#define HWTIMER_IDS_TAG_BITS	HWTIMER_ID_TAG_BITS
+#define HWTIMER_IDS_GEN_SHIFT	HWTIMER_ID_GEN_SHIFT
+#define HWTIMER_IDS_TAG_SHIFT	HWTIMER_ID_TAG_SHIFT
 /* Masks of the index and of the generation, once shifted down. */
 #define HWTIMER_IDS_IDX_MASK	(BIT_ULL(HWTIMER_IDS_IDX_BITS) - 1)
 #define HWTIMER_IDS_GEN_MASK	(BIT_ULL(HWTIMER_IDS_GEN_BITS) - 1)

@@ -147,6 +147,29 @@ struct hwtimer_api {
  */
 #define HWTIMER_ARM_CANCEL_ON_SET	(1U << 1)
 
+/*
+ * Ids. A timeout's id is three fields:
+ *
+ *	bits 63..44: the tag of its context (HWTIMER_ID_TAG_*)
+ *	bits 43..24: the generation of its slot in the context's id table
+ *	bits 23..0:  the index of that slot, from 1
+ *
+ * The device promises: 0 is never an id; no two open contexts, nor a
+ * context and a set of timer rings, share a tag (a tag freed comes back
+ * after every other tag was handed out once); an id of a freed slot
+ * matches nothing until the slot has been reused 2^20 times. A ring's
+ * @id_tag (struct hwtimer_ring_setup) is such a tag that no context's ids
+ * carry, so its user may build ids of its own from the three fields
+ * without colliding with any id the device hands out. Nothing else is
+ * promised: ids of one context are not handed out in any order.
+ */
+#define HWTIMER_ID_INDEX_BITS		24
+#define HWTIMER_ID_GEN_BITS		20
+#define HWTIMER_ID_TAG_BITS		20
+#define HWTIMER_ID_GEN_SHIFT		HWTIMER_ID_INDEX_BITS
+#define HWTIMER_ID_TAG_SHIFT		(HWTIMER_ID_INDEX_BITS + \
+					 HWTIMER_ID_GEN_BITS)
+
 /**
  * struct hwtimer_arm_req - arm one timeout
  * @cookie: in: opaque, returned in every event of this timeout

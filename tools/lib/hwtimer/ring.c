@@ -74,12 +74,15 @@
  */
 #define RING_SQ_MIN	8192U
 #define RING_CQ_MIN	4096U
-/* Ids of ring timeouts: the id tag, the generation, the slot index + 1. */
-#define RING_IDX_BITS	24
-#define RING_TAG_SHIFT	44
+/*
+ * Ids of ring timeouts, laid out as the device's (HWTIMER_ID_*): the
+ * rings' id tag, the slot's generation, the slot's index + 1.
+ */
+#define RING_IDX_MASK	((1ULL << HWTIMER_ID_INDEX_BITS) - 1)
 /* The generation, in place in an id: 1 up to its mask, then 1 again. */
-#define RING_GEN_ONE	((uint64_t)1 << RING_IDX_BITS)
-#define RING_GEN_FIELD	(((1ULL << 20) - 1) << RING_IDX_BITS)
+#define RING_GEN_ONE	(1ULL << HWTIMER_ID_GEN_SHIFT)
+#define RING_GEN_FIELD	(((1ULL << HWTIMER_ID_GEN_BITS) - 1) << \
+			 HWTIMER_ID_GEN_SHIFT)
 /* ENTERs a full submission ring gets before an op gives up on it. */
 #define RING_FULL_TRIES	64
 
@@ -220,7 +223,7 @@ static void ring_map(struct hwt_ring *r)
 	r->retract = r->sq_claim &&
 		     (r->setup.features & HWTIMER_RING_F_RETRACT);
 	r->takeback = !!r->sq_claim;
-	r->id_base = (uint64_t)r->setup.id_tag << RING_TAG_SHIFT;
+	r->id_base = (uint64_t)r->setup.id_tag << HWTIMER_ID_TAG_SHIFT;
 }
 
 int hwtimer__ring_init(struct hwtimer *h)
@@ -521,7 +524,7 @@ bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev)
 #define NO_SLOT		UINT32_MAX
 static inline uint32_t lookup_idx(const struct hwt_ring *r, uint64_t id)
 {
-	uint64_t idx = (id & ((1ULL << RING_IDX_BITS) - 1)) - 1;
+	uint64_t idx = (id & RING_IDX_MASK) - 1;
 
 	if (idx >= r->setup.slots ||
 	    (r->slots[idx].state != SLOT_ACTIVE &&
@@ -812,7 +815,7 @@ static __always_inline struct hwt_slot *slot_take(struct hwt_ring *r,
 
 	/* The generation wrapped: take its carry back out of the tag. */
 	if (!(id & RING_GEN_FIELD))
-		id += RING_GEN_ONE - (1ULL << RING_TAG_SHIFT);
+		id += RING_GEN_ONE - (1ULL << HWTIMER_ID_TAG_SHIFT);
 	s->id = id;
 	s->user_data = user_data;
 	s->deadline = deadline;
@@ -1132,7 +1135,7 @@ static void tb_resolve(struct hwtimer *h)
 	claim = nops_settle(r, r->sqes[(*r->sq_tail - 1) & mask].op ==
 			       HWTIMER_SQE_NOP);
 	for (k = 0; k < n; k++) {
-		i = (r->tb_ops[k]->id & (RING_GEN_ONE - 1)) - 1;
+		i = (r->tb_ops[k]->id & RING_IDX_MASK) - 1;
 		r->slots[i].state = SLOT_ACTIVE;
 		if (takeback_done(r, i, claim))
 			r->tb_ops[k] = NULL;
@@ -1149,7 +1152,7 @@ static void tb_resolve(struct hwtimer *h)
  */
 static inline int ring_id_check(const struct hwt_ring *r, uint64_t id)
 {
-	if (id >> RING_TAG_SHIFT != r->setup.id_tag)
+	if (id >> HWTIMER_ID_TAG_SHIFT != r->setup.id_tag)
 		return HWT_RING_PASS;
 	return ring_mine(r) ? 0 : -ENOENT;
 }
@@ -1166,7 +1169,7 @@ static __always_inline bool ring_op(struct hwtimer *h, struct hwt_ring *r,
 		return mine && ring_arm(h, op);
 	if (op->op != HWTIMER_OP_CANCEL && op->op != HWTIMER_OP_MODIFY)
 		return false;
-	if (op->id >> RING_TAG_SHIFT != r->setup.id_tag)
+	if (op->id >> HWTIMER_ID_TAG_SHIFT != r->setup.id_tag)
 		return false;	/* BATCH answers */
 	if (!mine) {
 		/* A child of fork(): the rings are its parent's. */
@@ -1328,7 +1331,7 @@ static noinline int ring_cancel_send(struct hwtimer *h, uint32_t i)
 int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 {
 	struct hwt_ring *r = h->ring;
-	uint64_t i = (id & (RING_GEN_ONE - 1)) - 1;
+	uint64_t i = (id & RING_IDX_MASK) - 1;
 
 	/* A slot's id carries the tag: equal ids need no look at it. */
 	if (hwtimer__fork_unwatched || r->proc != hwtimer__fork_gen ||

@@ -76,11 +76,9 @@
 #include "internal.h"
 
 #define NONE		UINT32_MAX
-#define IDX_BITS	24
-#define GEN_BITS	20
-#define TAG_SHIFT	(IDX_BITS + GEN_BITS)
-#define GEN_MASK	((1U << GEN_BITS) - 1)
-#define IDX_MASK	((1U << IDX_BITS) - 1)
+/* Ids laid out as the device's (HWTIMER_ID_*). */
+#define GEN_MASK	((1U << HWTIMER_ID_GEN_BITS) - 1)
+#define IDX_MASK	((1U << HWTIMER_ID_INDEX_BITS) - 1)
 /* Most live timeouts of a context: the device's default ctx_max_pending. */
 #define FB_MAX_LIVE	262144U
 
@@ -288,7 +286,7 @@ static void heap_remove(struct hwt_fb *fb, uint32_t s)
 
 static uint64_t slot_id(struct hwt_fb *fb, uint32_t s)
 {
-	return fb->tag | (uint64_t)fb->t[s].gen << IDX_BITS | s;
+	return fb->tag | (uint64_t)fb->t[s].gen << HWTIMER_ID_GEN_SHIFT | s;
 }
 
 static struct fb_timer *lookup(struct hwt_fb *fb, uint64_t id, uint32_t *s)
@@ -858,8 +856,9 @@ int hwtimer__timerfd_init(struct hwtimer *h)
 	fb->nep = -1;
 	fb->nstop = -1;
 	fb->cos_fd = -1;
-	tag = atomic_fetch_add(&fb_tags, 1) % ((1U << 20) - 1) + 1;
-	fb->tag = tag << TAG_SHIFT;
+	tag = atomic_fetch_add(&fb_tags, 1) %
+	      ((1U << HWTIMER_ID_TAG_BITS) - 1) + 1;
+	fb->tag = tag << HWTIMER_ID_TAG_SHIFT;
 	r = fds_open(h);
 	if (r) {
 		fds_close(h);

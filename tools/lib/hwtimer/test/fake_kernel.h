@@ -49,8 +49,6 @@
 #define FAKE_MAX_PENDING 262144ULL
 /* The rings' id tag; the driver's are from 1 to 2^20 - 1. */
 #define FAKE_ID_TAG	0x5a5a5U
-/* Bits 63..44 of an id of the rings are their tag. */
-#define ID_TAG_SHIFT	44
 
 /**
  * struct fake_slot - the stand-in's view of one slot

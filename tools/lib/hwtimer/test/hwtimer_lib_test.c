@@ -1552,7 +1552,8 @@ static void rings_or_batch(unsigned int flags)
 				i < FIRE ? 500 * MS : 3600000 * MS, 0, 0, i, &id[i]);
 		bad += r != 0;
 		/* Ring ids carry the rings' tag, device ids the context's. */
-		tags += i < N - 1 && id[i] >> 44 != id[i + 1] >> 44;
+		tags += i < N - 1 && id[i] >> HWTIMER_ID_TAG_SHIFT !=
+				 id[i + 1] >> HWTIMER_ID_TAG_SHIFT;
 	}
 	ok(!bad, "%" PRIu64 " of %d arms failed", bad, N);
 	hwtimer_get_api(h, &api);

@@ -70,7 +70,7 @@ static const char *claimed_pair(struct hwtimer **hp, uint64_t *a,
 	if (hwtimer_arm(*hp, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_A, a) ||
 	    hwtimer_arm(*hp, CLOCK_MONOTONIC, FAR_NS, 0, 0, COOKIE_B, b))
 		return "arm failed";
-	if (*a >> ID_TAG_SHIFT != FAKE_ID_TAG)
+	if (*a >> HWTIMER_ID_TAG_SHIFT != FAKE_ID_TAG)
 		return "the arm did not go to the rings";
 	if (ioctl(hwtimer_fd(*hp), HWTIMER_IOC_ENTER, &e) != 2)
 		return "ENTER did not consume both ARMs";
@@ -365,7 +365,7 @@ static const char *submit_arms(struct hwtimer *h, uint64_t *ids, unsigned int n)
 	if (hwtimer_submit(h))
 		return "a submit of arms failed";
 	for (i = 0; i < n; i++) {
-		if (res[i].status || res[i].id >> ID_TAG_SHIFT != FAKE_ID_TAG)
+		if (res[i].status || res[i].id >> HWTIMER_ID_TAG_SHIFT != FAKE_ID_TAG)
 			return "an arm failed or missed the rings";
 		ids[i] = res[i].id;
 	}
@@ -486,8 +486,9 @@ static const char *submit_slot_reused(struct hwtimer *h, uint64_t a,
 				     &ra) || hwtimer_submit(h))
 			why = "the submit failed";
 		else if (rc.result != HWTIMER_RESULT_CANCELLED ||
-			 ra.id >> ID_TAG_SHIFT != FAKE_ID_TAG ||
-			 (ra.id ^ all[0]) & ((1ULL << 24) - 1))
+			 ra.id >> HWTIMER_ID_TAG_SHIFT != FAKE_ID_TAG ||
+			 (ra.id ^ all[0]) &
+			 ((1ULL << HWTIMER_ID_INDEX_BITS) - 1))
 			why = "the arm did not take the cancelled one's slot";
 		else if (fk.enters != enters)
 			why = "the submit made a system call";
@@ -503,7 +504,7 @@ static const char *submit_slot_reused(struct hwtimer *h, uint64_t a,
 }
 
 /* Timeouts a slot serves before its ids come round again. */
-#define GEN_CYCLE	((1U << 20) - 1)
+#define GEN_CYCLE	((1U << HWTIMER_ID_GEN_BITS) - 1)
 
 /*
  * A slot armed and cancelled again and again, absolute arms taking the
@@ -535,9 +536,9 @@ static const char *gen_wrap(struct hwtimer *h, uint64_t a, uint64_t b)
 			first = id;
 		else if (i < GEN_CYCLE && (id == prev || id == first))
 			return "an id came again within the cycle";
-		if ((id ^ first) >> 44)
+		if ((id ^ first) >> HWTIMER_ID_TAG_SHIFT)
 			return "an id lost the rings' tag";
-		if ((id ^ first) & ((1ULL << 24) - 1))
+		if ((id ^ first) & ((1ULL << HWTIMER_ID_INDEX_BITS) - 1))
 			return "the slot's index changed";
 		if (hwtimer_cancel(h, id) != HWTIMER_RESULT_CANCELLED)
 			return "a cancel did not answer CANCELLED";

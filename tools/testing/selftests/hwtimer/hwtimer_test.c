@@ -4447,9 +4447,10 @@ TEST_F(ctx, ring_setup_layout)
 	EXPECT_TRUE(st.ctx_live == 100);
 	EXPECT_TRUE(st.ctx_pending == 0);
 	/* A tag of its own: no id of this context carries it. */
-	EXPECT_TRUE(r.s.id_tag && r.s.id_tag < 1U << 20);
+	EXPECT_TRUE(r.s.id_tag && r.s.id_tag < 1U << HWTIMER_ID_TAG_BITS);
 	EXPECT_TRUE(arm(self->fd, 1, 100ULL * WAIT_MS * MS, &id) == 0);
-	EXPECT_TRUE(id >> 44 != r.s.id_tag && id >> 44);
+	EXPECT_TRUE(id >> HWTIMER_ID_TAG_SHIFT != r.s.id_tag &&
+		    id >> HWTIMER_ID_TAG_SHIFT);
 }
 
 /* mmap: before setup, at an offset, too long or private is EINVAL. */
