@@ -648,20 +648,20 @@ static void sqe_copy(const struct hwt_ring *r, u32 idx,
 /* Check an entry as copied. Return: 0 or -EINVAL. */
 static int sqe_check(const struct hwt_ring *r, const struct hwtimer_sqe *sqe)
 {
-	if (sqe->op == HWTIMER_SQE_NOP)
+	if (sqe->op == HWTIMER_OP_NOP)
 		return 0;
 	if (sqe->flags || sqe->resv || sqe->reserved ||
 	    sqe->slot >= r->nslots)
 		return -EINVAL;
 	switch (sqe->op) {
-	case HWTIMER_SQE_ARM:
+	case HWTIMER_OP_ARM:
 		if (sqe->period_ns &&
 		    sqe->period_ns < hwtimer_wheel_tick_ns(r->w))
 			return -EINVAL;
 		return 0;
-	case HWTIMER_SQE_CANCEL:
+	case HWTIMER_OP_CANCEL:
 		return sqe->deadline_ns || sqe->period_ns ? -EINVAL : 0;
-	case HWTIMER_SQE_MODIFY:
+	case HWTIMER_OP_MODIFY:
 		return sqe->period_ns ? -EINVAL : 0;
 	default:
 		return -EINVAL;
@@ -723,7 +723,7 @@ static void sqe_cancel_modify(struct hwt_ring *r,
 	 * leaves the completion ring the place this entry's completion needs.
 	 */
 	r->cq_reserved++;
-	if (sqe->op == HWTIMER_SQE_CANCEL)
+	if (sqe->op == HWTIMER_OP_CANCEL)
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
 	else
 		ret = hwtimer_cdev_modify_locked(r->ctx, ht,
@@ -753,13 +753,13 @@ static void pair_entries(struct hwt_ring *r, u32 n)
 
 	for (i = 0; i < n; i++) {
 		e = &r->win[i];
-		if (e->slot >= r->nslots || e->op == HWTIMER_SQE_NOP)
+		if (e->slot >= r->nslots || e->op == HWTIMER_OP_NOP)
 			continue;
 		ok = !(r->link[i] & HWT_RING_BAD);
 		p = r->last[e->slot];
-		if (p && ok && e->op == HWTIMER_SQE_CANCEL)
+		if (p && ok && e->op == HWTIMER_OP_CANCEL)
 			r->link[p - 1] = i + 1;
-		r->last[e->slot] = ok && e->op == HWTIMER_SQE_ARM ? i + 1 : 0;
+		r->last[e->slot] = ok && e->op == HWTIMER_OP_ARM ? i + 1 : 0;
 	}
 	for (i = 0; i < n; i++)
 		if (r->win[i].slot < r->nslots)
@@ -782,7 +782,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 	int ret = r->link[i] & HWT_RING_BAD ? -EINVAL : 0;
 
 	lockdep_assert_held(&r->ctx->wqh.lock);
-	if (sqe->op == HWTIMER_SQE_NOP)
+	if (sqe->op == HWTIMER_OP_NOP)
 		return 0;	/* taken back by userspace: no completion */
 	if (!ret && (r->link[i] & HWT_RING_DEFERRED)) {
 		/* Its ARM is the last the slot saw, and kept a place. */
@@ -794,7 +794,7 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 		sqe_complete(r, sqe, HWTIMER_RESULT_CANCELLED, true);
 		return 0;
 	}
-	if (!ret && sqe->op != HWTIMER_SQE_ARM) {
+	if (!ret && sqe->op != HWTIMER_OP_ARM) {
 		sqe_cancel_modify(r, sqe);
 		return 0;
 	}
@@ -932,8 +932,8 @@ static u32 drain_bound(struct hwt_ring *r, u32 tail, u32 n, u64 now)
 	for (i = n; i > old; i--) {
 		e = &r->sqes[(r->sq_next + i - 1) & (r->sq_entries - 1)];
 		op = READ_ONCE(e->op);
-		if (op != HWTIMER_SQE_NOP &&
-		    (op != HWTIMER_SQE_ARM ||
+		if (op != HWTIMER_OP_NOP &&
+		    (op != HWTIMER_OP_ARM ||
 		     READ_ONCE(e->deadline_ns) < near))
 			break;
 	}

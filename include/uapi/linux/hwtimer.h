@@ -242,10 +242,15 @@ struct hwtimer_modify_req {
 	__u64 reserved[2];
 };
 
-/* Operations of a batch. */
+/*
+ * Operations: one vocabulary for the single ioctls (ARM, CANCEL, MODIFY),
+ * the ops of a batch and the entries of a submission ring, which the
+ * kernel applies with the same code. NOP is for ring entries only.
+ */
 #define HWTIMER_OP_ARM			1
 #define HWTIMER_OP_CANCEL		2
 #define HWTIMER_OP_MODIFY		3
+#define HWTIMER_OP_NOP			4	/* consumed, no completion */
 
 /* Most ops in one HWTIMER_IOC_BATCH call. */
 #define HWTIMER_BATCH_MAX		65536
@@ -523,7 +528,7 @@ struct hwtimer_event {
  *	writes): the index up to which a drain consumes, at most the sq
  *	tail as it read it, stored before the drain copies any entry. An
  *	entry at index i not yet consumed may be taken back by rewriting
- *	its @op to %HWTIMER_SQE_NOP, then a full barrier, then a load of
+ *	its @op to %HWTIMER_OP_NOP, then a full barrier, then a load of
  *	the claim: if the claim is not past i ((__s32)(claim - i) <= 0), no
  *	drain copied the entry before the NOP and none will apply it; else
  *	a drain may have copied it either way. Kernels without it answer 0.
@@ -552,16 +557,16 @@ struct hwtimer_ring_setup {
 	__u64 reserved[3];
 };
 
-/* Ops of a submission ring entry. */
-#define HWTIMER_SQE_ARM			1
-#define HWTIMER_SQE_CANCEL		2
-#define HWTIMER_SQE_MODIFY		3
-#define HWTIMER_SQE_NOP			4	/* consumed, no completion */
+/* The ring's names of the operations (HWTIMER_OP_*): the same values. */
+#define HWTIMER_SQE_ARM			HWTIMER_OP_ARM
+#define HWTIMER_SQE_CANCEL		HWTIMER_OP_CANCEL
+#define HWTIMER_SQE_MODIFY		HWTIMER_OP_MODIFY
+#define HWTIMER_SQE_NOP			HWTIMER_OP_NOP
 
 /**
  * struct hwtimer_sqe - one entry of the submission ring
- * @op: %HWTIMER_SQE_ARM, %HWTIMER_SQE_CANCEL, %HWTIMER_SQE_MODIFY or
- *	%HWTIMER_SQE_NOP, which the kernel consumes whatever the other
+ * @op: %HWTIMER_OP_ARM, %HWTIMER_OP_CANCEL, %HWTIMER_OP_MODIFY or
+ *	%HWTIMER_OP_NOP, which the kernel consumes whatever the other
  *	fields hold, without a completion
  * @flags: must be 0
  * @slot: the ring timeout, below the setup's slots
