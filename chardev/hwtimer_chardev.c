@@ -1052,7 +1052,8 @@ static void cos_unregister(void)
 static void expire_locked(struct hwt_ctx *ctx, struct hwt_queue *q,
 			  struct hwt_timer *ht, u64 now)
 {
-	u64 overruns = 0;
+	u64 overruns = 0, next;
+	bool last;
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	q_remove(ctx, ht);
@@ -1069,17 +1070,22 @@ static void expire_locked(struct hwt_ctx *ctx, struct hwt_queue *q,
 	ht->fire_ns = q->woke_ns && q->woke_ns >= ht->expires ? q->woke_ns :
 		      now;
 	ctx->fired += 1 + overruns;
-	if (!ht->ring || !hwtimer_ring_complete_locked(ctx, ht, overruns)) {
+	/* A slot's last record: a one-shot's, or a period past U64_MAX. */
+	last = !ht->periodic ||
+	       check_add_overflow(ht->expires, ht->period, &next);
+	if (!ht->ring ||
+	    !hwtimer_ring_complete_locked(ctx, ht, overruns, last)) {
 		queue_record(ctx, ht, overruns);
 		return;
 	}
 	/* Gone on in the completion ring: its next period, if it has one. */
-	if (ht->linked && ht->periodic &&
-	    (check_add_overflow(ht->expires, ht->period, &ht->expires) ||
-	     q_add(ctx, ht))) {
-		ht->linked = false;
-		ctx->pending--;
+	if (!last) {
+		ht->expires = next;
+		if (!q_add(ctx, ht))
+			return;
 	}
+	ht->linked = false;
+	ctx->pending--;
 }
 
 /*

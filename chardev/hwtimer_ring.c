@@ -556,17 +556,17 @@ static void cq_push(struct hwt_ring *r, const struct hwtimer_event *ev)
  * @ht: a linked ring slot, out of its queue, whose expiry is served now;
  *	its expires is the latest deadline the expiry covers
  * @overruns: further expiries it covers
+ * @last: the record is the slot's last (%HWTIMER_EVENT_LAST)
  *
- * A one-shot slot, or a periodic one with no next period, is idle again
- * once its record is in the ring; the caller arms a periodic one that
- * stays linked for its next period. A full ring counts an overflow and
- * leaves the record to the event list.
+ * A full ring counts an overflow and leaves the record to the event list.
+ * What becomes of the slot is the caller's business.
  *
  * Context: caller holds ctx->wqh.lock.
  * Return: true if the record went to the completion ring.
  */
-bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-				  u64 overruns)
+bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx,
+				  const struct hwt_timer *ht, u64 overruns,
+				  bool last)
 {
 	struct hwt_ring *r = ctx->ring;
 	struct hwtimer_event ev = {
@@ -577,9 +577,8 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		.fire_ns = hwtimer_cdev_user_time(ctx, ht->clock, ht->fire_ns),
 		.overruns = overruns,
 		.clock = ht->clock,
-		.flags = HWTIMER_EVENT_RING,
+		.flags = HWTIMER_EVENT_RING | (last ? HWTIMER_EVENT_LAST : 0),
 	};
-	u64 next;
 
 	lockdep_assert_held(&ctx->wqh.lock);
 	/* The places a drain kept are its own. */
@@ -587,12 +586,6 @@ bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		r->overflow++;
 		WRITE_ONCE(*r->cq_overflow, r->overflow);
 		return false;
-	}
-	if (!ht->periodic ||
-	    check_add_overflow(ht->expires, ht->period, &next)) {
-		ht->linked = false;
-		ctx->pending--;
-		ev.flags |= HWTIMER_EVENT_LAST;
 	}
 	cq_push(r, &ev);
 	return true;

@@ -39,8 +39,9 @@ void hwtimer_drains_exit(struct hwt_drains *d);
 long hwtimer_ring_setup(struct hwt_ctx *ctx, void __user *arg);
 long hwtimer_ring_enter(struct hwt_ctx *ctx, void __user *arg);
 int hwtimer_ring_mmap(struct hwt_ctx *ctx, struct vm_area_struct *vma);
-bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-				  u64 overruns);
+bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx,
+				  const struct hwt_timer *ht, u64 overruns,
+				  bool last);
 void hwtimer_ring_queued_locked(struct hwt_ctx *ctx);
 bool hwtimer_ring_cq_ready_locked(struct hwt_ctx *ctx);
 void hwtimer_ring_stop(struct hwt_ctx *ctx);
