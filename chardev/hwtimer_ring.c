@@ -20,9 +20,9 @@
  * at most, in turn. It runs on a wheel of its own with a single base,
  * whose workers may run on any CPU (hwtimer_cdev_drain_wheel()): a
  * per-CPU base's workers run on its CPU, and a drain there would take the
- * time of the thread filling the ring from that very CPU. A drain reads the sq tail once, copies each entry
- * once, checks it, and applies it under the context's lock with the same
- * helpers as the ioctls. As Netty's timer drops a timeout cancelled while
+ * time of the thread filling the ring from that very CPU. A drain reads
+ * the sq tail once, copies each entry once, checks it, and applies it
+ * under the context's lock with the same helpers as the ioctls. As Netty's timer drops a timeout cancelled while
  * still in its queue, an ARM whose slot the same drain then CANCELs,
  * with nothing naming the slot in between, never reaches the wheel: the
  * CANCEL completes CANCELLED at once. That needs the drain to reach the
