@@ -22,10 +22,11 @@
  * per-CPU base's workers run on its CPU, and a drain there would take the
  * time of the thread filling the ring from that very CPU. A drain reads
  * the sq tail once, copies each entry once, checks it, and applies it
- * under the context's lock with the same helpers as the ioctls. As Netty's timer drops a timeout cancelled while
- * still in its queue, an ARM whose slot the same drain then CANCELs,
- * with nothing naming the slot in between, never reaches the wheel: the
- * CANCEL completes CANCELLED at once. That needs the drain to reach the
+ * under the context's lock with the same helpers as the ioctls. As
+ * Netty's timer drops a timeout cancelled while still in its queue, an
+ * ARM whose slot the same drain then CANCELs, with nothing naming the
+ * slot in between, never reaches the wheel: the CANCEL completes
+ * CANCELLED at once. That needs the drain to reach the
  * CANCEL, so it pairs entries only when the completion ring has a place
  * for every entry, which it keeps from expiries (they go to read() then);
  * should a waiting MODIFY stop it before a paired CANCEL, the ARM is
