@@ -209,13 +209,14 @@ static u32 hwt_next_tag;
 static struct kmem_cache *hwt_cache;
 static struct kmem_cache *hwt_pcache;
 /*
- * The wheel of the other clock than the default wheel's (CLOCK_MONOTONIC
- * unless the module's clock parameter says otherwise).
+ * The wheel of the other clock than the default wheel's (CLOCK_BOOTTIME
+ * unless the module's clock parameter makes that the default's), with the
+ * default wheel's tick and workers and one base.
  */
 static struct hwtimer_wheel *hwt_own_wheel;
 /*
  * The wheel of absolute CLOCK_REALTIME deadlines (HWTIMER_WHEEL_REALTIME),
- * with the default wheel's tick, workers and bases.
+ * with the default wheel's tick and workers and one base.
  */
 static struct hwtimer_wheel *hwt_rt_wheel;
 /*
@@ -2816,7 +2817,14 @@ int hwtimer_chardev_init(void)
 	};
 	int ret;
 
+	/*
+	 * One base each, whatever the default wheel has: they carry a
+	 * wake-up per context of their clock, moved only when its earliest
+	 * deadline changes, and per-CPU bases would multiply their workers
+	 * by the CPUs for that.
+	 */
 	hwtimer_default_wheel_like(&p);
+	p.flags &= ~HWTIMER_WHEEL_PERCPU;
 	if (!max_user_timeouts)
 		max_user_timeouts = max(totalram_pages() * PAGE_SIZE / 25 / 128,
 					1024UL);
