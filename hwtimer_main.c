@@ -389,7 +389,7 @@ static struct hwtimer_base *local_base(struct hwtimer_wheel *w)
  * bases and kept only when there is a limit, so an unlimited wheel does
  * no shared write per arm. Return: false when the limit is reached.
  */
-static __always_inline bool live_get(struct hwtimer_wheel *w)
+static inline bool live_get(struct hwtimer_wheel *w)
 {
 	if (!w->max_pending)
 		return true;
@@ -400,7 +400,7 @@ static __always_inline bool live_get(struct hwtimer_wheel *w)
 }
 
 /* Give back a place taken by live_get(). */
-static __always_inline void live_put(struct hwtimer_wheel *w)
+static inline void live_put(struct hwtimer_wheel *w)
 {
 	if (w->max_pending)
 		atomic64_dec(&w->nlive);
@@ -411,7 +411,7 @@ static __always_inline void live_put(struct hwtimer_wheel *w)
  * nor when its owner is this module or the wheel's, which destroys the
  * wheel, waiting for its callbacks, before it unloads.
  */
-static __always_inline bool pin_needed(struct hwtimer_base *b,
+static inline bool pin_needed(struct hwtimer_base *b,
 				       struct module *owner)
 {
 	return owner && owner != THIS_MODULE && owner != b->w->owner;
@@ -453,7 +453,7 @@ static noinline bool pin_get_slow(struct hwtimer_base *b,
  * whose timeouts have one owner keeps using.
  * Caller holds b->lock. Return: false if @owner is being unloaded.
  */
-static __always_inline bool pin_get(struct hwtimer_base *b,
+static inline bool pin_get(struct hwtimer_base *b,
 				    struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
@@ -487,7 +487,7 @@ static noinline void pin_put_slow(struct hwtimer_base *b,
  * Drop one pin of @owner taken by pin_get(), inline as pin_get() takes it.
  * Caller holds b->lock.
  */
-static __always_inline void pin_put(struct hwtimer_base *b,
+static inline void pin_put(struct hwtimer_base *b,
 				    struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
@@ -583,7 +583,7 @@ static bool in_worker_of(struct hwtimer_wheel *w)
 }
 
 /* Make sure the hrtimer fires by @ns. Caller holds b->lock. */
-static __always_inline void program(struct hwtimer_base *b, u64 ns)
+static inline void program(struct hwtimer_base *b, u64 ns)
 {
 	lockdep_assert_held(&b->lock);
 	if (ns >= b->hrt_next || b->stopped)
@@ -600,7 +600,7 @@ static __always_inline void program(struct hwtimer_base *b, u64 ns)
  * time the wheel hands out the deadline's (rounded up) tick: the deadline
  * itself when that tick's entries go at their own. Caller holds b->lock.
  */
-static __always_inline void queued_for(struct hwtimer_base *b,
+static inline void queued_for(struct hwtimer_base *b,
 				       struct hwtimer_timeout *t, u64 deadline)
 {
 	if (deadline < b->hrt_next) {
@@ -634,7 +634,7 @@ static __always_inline void enqueue(struct hwtimer_base *b,
  * even when this empties the wheel: it fires once for nothing, cheaper
  * than a stop and a restart. Caller holds b->lock.
  */
-static __always_inline void dequeue(struct hwtimer_base *b,
+static inline void dequeue(struct hwtimer_base *b,
 				    struct hwtimer_timeout *t,
 				    struct hwtimer_worker *wk)
 {
@@ -874,7 +874,7 @@ static bool arm_args_ok(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 }
 
 /* Arm @t, which claim() bound to @b and whose lock the caller holds. */
-static __always_inline int arm_claimed(struct hwtimer_base *b,
+static inline int arm_claimed(struct hwtimer_base *b,
 				       struct hwtimer_timeout *t, u64 expires,
 				       u64 period, u32 flags)
 {

@@ -140,7 +140,7 @@ EXPORT_SYMBOL_IF_KUNIT(hwtimer_wc_entry_init);
  * r = ns - q * tick is then exact, in [0, 2 * tick), and the quotient rounded
  * up is q + (r > 0) + (r > tick): never below the true one, never above.
  */
-static __always_inline u64 calc_tick(const struct hwtimer_wc *wc, u64 ns)
+static inline u64 calc_tick(const struct hwtimer_wc *wc, u64 ns)
 {
 	u64 q = mul_u64_u64_shr(ns, wc->tick_inv, 64);
 	u64 r = ns - q * wc->tick_ns;
@@ -225,7 +225,7 @@ static const struct {
  * those of every other tick are while the wheel is at the tick before
  * theirs.
  */
-static __always_inline unsigned int calc_bit(u64 now, u64 expires)
+static inline unsigned int calc_bit(u64 now, u64 expires)
 {
 	/* Bit 0 stands for "same tick": below the first level's top bit. */
 	u64 diff = ((now + 1) ^ expires) | 1;
@@ -237,7 +237,7 @@ static __always_inline unsigned int calc_bit(u64 now, u64 expires)
 }
 
 /* Slot of tick @expires in the level of @bit, a calc_bit() answer. */
-static __always_inline unsigned int bit_slot(u64 expires, unsigned int bit)
+static inline unsigned int bit_slot(u64 expires, unsigned int bit)
 {
 	return (expires >> bit_tab.shift[bit]) & HWTIMER_WC_LVL_MASK;
 }
@@ -249,7 +249,7 @@ static __always_inline unsigned int bit_slot(u64 expires, unsigned int bit)
  * Put @e, not in the wheel, in slot @slot of level @lvl, the one of its
  * deadline tick @expires (after the wheel's current tick).
  */
-static __always_inline void enqueue_slot(struct hwtimer_wc *wc,
+static inline void enqueue_slot(struct hwtimer_wc *wc,
 					 struct hwtimer_wc_entry *e,
 					 u64 expires, unsigned int lvl,
 					 unsigned int slot)
@@ -266,7 +266,7 @@ static __always_inline void enqueue_slot(struct hwtimer_wc *wc,
 }
 
 /* Put @e, not in the wheel, on the due list. */
-static __always_inline void enqueue_due(struct hwtimer_wc *wc,
+static inline void enqueue_due(struct hwtimer_wc *wc,
 					struct hwtimer_wc_entry *e)
 {
 	e->idx = HWTIMER_WC_DUE;
@@ -279,7 +279,7 @@ static __always_inline void enqueue_due(struct hwtimer_wc *wc,
  * reached. ceil(ns / tick) <= now exactly when ns <= now * tick: a deadline
  * is due in the tick it falls in, never before.
  */
-static __always_inline void enqueue_entry(struct hwtimer_wc *wc,
+static inline void enqueue_entry(struct hwtimer_wc *wc,
 					  struct hwtimer_wc_entry *e,
 					  u64 expires)
 {
@@ -322,7 +322,7 @@ static noinline void clear_slot_cold(struct hwtimer_wc *wc, unsigned int idx)
  * slot number it had before an advance collected it, so the due list's own
  * head is told apart; every entry on a slot list carries its slot's number.
  */
-static __always_inline bool unlink_entry(struct hwtimer_wc *wc,
+static inline bool unlink_entry(struct hwtimer_wc *wc,
 					 struct hwtimer_wc_entry *e)
 {
 	struct list_head *next = e->node.next;
