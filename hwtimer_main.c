@@ -412,7 +412,7 @@ static inline void live_put(struct hwtimer_wheel *w)
  * wheel, waiting for its callbacks, before it unloads.
  */
 static inline bool pin_needed(struct hwtimer_base *b,
-				       struct module *owner)
+			      struct module *owner)
 {
 	return owner && owner != THIS_MODULE && owner != b->w->owner;
 }
@@ -454,7 +454,7 @@ static noinline bool pin_get_slow(struct hwtimer_base *b,
  * Caller holds b->lock. Return: false if @owner is being unloaded.
  */
 static inline bool pin_get(struct hwtimer_base *b,
-				    struct module *owner)
+			   struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
 	if (!pin_needed(b, owner))
@@ -488,7 +488,7 @@ static noinline void pin_put_slow(struct hwtimer_base *b,
  * Caller holds b->lock.
  */
 static inline void pin_put(struct hwtimer_base *b,
-				    struct module *owner)
+			   struct module *owner)
 {
 	lockdep_assert_held(&b->lock);
 	if (!pin_needed(b, owner))
@@ -601,7 +601,7 @@ static inline void program(struct hwtimer_base *b, u64 ns)
  * itself when that tick's entries go at their own. Caller holds b->lock.
  */
 static inline void queued_for(struct hwtimer_base *b,
-				       struct hwtimer_timeout *t, u64 deadline)
+			      struct hwtimer_timeout *t, u64 deadline)
 {
 	if (deadline < b->hrt_next) {
 		u64 tick = hwtimer_wc_ns_to_tick(&b->wc, deadline);
@@ -635,8 +635,8 @@ static __always_inline void enqueue(struct hwtimer_base *b,
  * than a stop and a restart. Caller holds b->lock.
  */
 static inline void dequeue(struct hwtimer_base *b,
-				    struct hwtimer_timeout *t,
-				    struct hwtimer_worker *wk)
+			   struct hwtimer_timeout *t,
+			   struct hwtimer_worker *wk)
 {
 	lockdep_assert_held(&b->lock);
 	if (hwtimer_wc_entry_pending(&t->entry)) {
@@ -875,8 +875,8 @@ static bool arm_args_ok(struct hwtimer_wheel *w, struct hwtimer_timeout *t,
 
 /* Arm @t, which claim() bound to @b and whose lock the caller holds. */
 static inline int arm_claimed(struct hwtimer_base *b,
-				       struct hwtimer_timeout *t, u64 expires,
-				       u64 period, u32 flags)
+			      struct hwtimer_timeout *t, u64 expires,
+			      u64 period, u32 flags)
 {
 	lockdep_assert_held(&b->lock);
 	if (b->stopped) {

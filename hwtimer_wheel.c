@@ -250,9 +250,9 @@ static inline unsigned int bit_slot(u64 expires, unsigned int bit)
  * deadline tick @expires (after the wheel's current tick).
  */
 static inline void enqueue_slot(struct hwtimer_wc *wc,
-					 struct hwtimer_wc_entry *e,
-					 u64 expires, unsigned int lvl,
-					 unsigned int slot)
+				struct hwtimer_wc_entry *e,
+				u64 expires, unsigned int lvl,
+				unsigned int slot)
 {
 	unsigned int idx = SLOT_INDEX(lvl, slot);
 
@@ -267,7 +267,7 @@ static inline void enqueue_slot(struct hwtimer_wc *wc,
 
 /* Put @e, not in the wheel, on the due list. */
 static inline void enqueue_due(struct hwtimer_wc *wc,
-					struct hwtimer_wc_entry *e)
+			       struct hwtimer_wc_entry *e)
 {
 	e->idx = HWTIMER_WC_DUE;
 	list_add_tail(&e->node, &wc->due);
@@ -280,8 +280,8 @@ static inline void enqueue_due(struct hwtimer_wc *wc,
  * is due in the tick it falls in, never before.
  */
 static inline void enqueue_entry(struct hwtimer_wc *wc,
-					  struct hwtimer_wc_entry *e,
-					  u64 expires)
+				 struct hwtimer_wc_entry *e,
+				 u64 expires)
 {
 	unsigned int bit;
 
@@ -323,7 +323,7 @@ static noinline void clear_slot_cold(struct hwtimer_wc *wc, unsigned int idx)
  * head is told apart; every entry on a slot list carries its slot's number.
  */
 static inline bool unlink_entry(struct hwtimer_wc *wc,
-					 struct hwtimer_wc_entry *e)
+				struct hwtimer_wc_entry *e)
 {
 	struct list_head *next = e->node.next;
 	bool last = next == e->node.prev && next != &wc->due;
