@@ -851,18 +851,9 @@ static struct hwtimer_base *claim(struct hwtimer_wheel *w,
 void __hwtimer_timeout_init(struct hwtimer_timeout *t, hwtimer_fn_t fn,
 			    u32 flags, struct module *owner)
 {
-	/*
-	 * Every field is written, none left from an earlier use; field by
-	 * field, as a memset() of the whole becomes a string instruction.
-	 */
-	BUILD_BUG_ON(sizeof(*t) != sizeof(t->entry) + sizeof(t->fn) +
-		     sizeof(t->owner) + sizeof(t->wheel_id) +
-		     sizeof(t->period_ns));
+	/* Every field is written, none left from an earlier use. */
+	*t = (struct hwtimer_timeout){ .fn = fn, .owner = owner };
 	hwtimer_wc_entry_init(&t->entry);
-	t->fn = fn;
-	t->owner = owner;
-	t->wheel_id = 0;
-	t->period_ns = 0;
 }
 EXPORT_SYMBOL_GPL(__hwtimer_timeout_init);
 

@@ -1333,9 +1333,8 @@ static struct hwtimer_wheel *arm_wheel(struct hwtimer_arm_req *req)
 /**
  * hwtimer_cdev_timer_init() - set up a timer of @ctx, before its first arm
  * @ctx: the context
- * @ht: the timer: new memory, or a spare; every field of it is set, field
- *	by field (a memset() of the whole becomes a string instruction), to
- *	0 but for @ht->t, @ht->ctx and @ht->clock
+ * @ht: the timer: new memory, or a spare; every field of it is set, to 0
+ *	but for @ht->ctx and @ht->clock
  * @clock: the clock it will run on (CLOCK_MONOTONIC, CLOCK_BOOTTIME or
  *	CLOCK_REALTIME)
  *
@@ -1344,26 +1343,8 @@ static struct hwtimer_wheel *arm_wheel(struct hwtimer_arm_req *req)
 void hwtimer_cdev_timer_init(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			     u32 clock)
 {
-	/* A field added to struct hwt_timer must be set here too. */
-	BUILD_BUG_ON(sizeof(*ht) != sizeof(ht->node) + 7 * sizeof(u64) + 8);
+	*ht = (struct hwt_timer){ .ctx = ctx, .clock = clock };
 	RB_CLEAR_NODE(&ht->node);
-	ht->expires = 0;
-	ht->period = 0;
-	ht->ctx = ctx;
-	ht->next = NULL;
-	ht->id = 0;
-	ht->cookie = 0;
-	ht->fire_ns = 0;
-	ht->clock = clock;
-	ht->periodic = false;
-	ht->linked = false;
-	ht->queued = false;
-	ht->fired = false;
-	ht->dead = false;
-	ht->dormant = false;
-	ht->ring = false;
-	ht->cos = false;
-	ht->clock_set = false;
 }
 
 /*
@@ -2038,40 +2019,11 @@ static void batch_withdraw(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
 			withdraw(ctx, ops[i].id);
 }
 
-/*
- * Read the @n ops at @uops into @ops, a field at a time: plain loads,
- * which on hardware cost about what one string copy of the array does, and
- * far less where string instructions are emulated a byte at a time (as in
- * qemu's TCG). Return: 0, or -EFAULT.
- */
+/* Read the @n ops at @uops into @ops. Return: 0, or -EFAULT. */
 static int batch_read(struct hwtimer_batch_op *ops,
 		      const struct hwtimer_batch_op __user *uops, u32 n)
 {
-	const struct hwtimer_batch_op __user *u;
-	struct hwtimer_batch_op *op;
-
-	/* Every field is read below: a new one must be added there. */
-	BUILD_BUG_ON(sizeof(*op) != 64);
-	if (!user_read_access_begin(uops, n * sizeof(*uops)))
-		return -EFAULT;
-	for (op = ops, u = uops; op < ops + n; op++, u++) {
-		unsafe_get_user(op->op, &u->op, efault);
-		unsafe_get_user(op->flags, &u->flags, efault);
-		unsafe_get_user(op->id, &u->id, efault);
-		unsafe_get_user(op->cookie, &u->cookie, efault);
-		unsafe_get_user(op->deadline_ns, &u->deadline_ns, efault);
-		unsafe_get_user(op->period_ns, &u->period_ns, efault);
-		unsafe_get_user(op->clock, &u->clock, efault);
-		unsafe_get_user(op->status, &u->status, efault);
-		unsafe_get_user(op->result, &u->result, efault);
-		unsafe_get_user(op->pad, &u->pad, efault);
-		unsafe_get_user(op->reserved, &u->reserved, efault);
-	}
-	user_read_access_end();
-	return 0;
-efault:
-	user_read_access_end();
-	return -EFAULT;
+	return copy_from_user(ops, uops, n * sizeof(*ops)) ? -EFAULT : 0;
 }
 
 /*
