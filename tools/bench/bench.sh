@@ -18,7 +18,11 @@
 #     the host's CPU, pinned (build/bench/runs/rR-native): the rings
 #     against test/fake_kernel.c beside the heap peer, without TCG, and
 #     tools/bench/opcost, which the first boot of each round runs too
-#  6. hand every log to report.py: the median and the min-max over rounds
+#  6. in each round too, the in-kernel operations at the CPU's own speed:
+#     the KUnit suite hwtimer_bench in make kunit-uml's User Mode Linux
+#     kernel (tools/bench/uml-bench.sh, build/bench/runs/rR-uml), which
+#     runs kernel code natively (BENCH_UML=0 leaves it out)
+#  7. hand every log to report.py: the median and the min-max over rounds
 #
 # What decides the total time (environment):
 #   BENCH_RUNS     rounds of boots (default 3); every figure is reported as
@@ -31,6 +35,10 @@
 #                  (passes per figure, fastest kept, default 7), expiry_n
 #                  (default 100000) and expiry_reps (default 2)
 #   HWTIMER_BENCH_UARGS  hwtimer_ubench options (-n, -m, -l, -r, -o)
+#   HWTIMER_UML_BENCH_ARGS  uml-bench.sh parameters (PARAM=VALUE: ops,
+#                  objs, rounds, max_pending, expiry_n, expiry_rounds); a
+#                  run takes about half a minute, the first the build of
+#                  the UML kernel (shared with make kunit-uml) too
 #   BENCH_BOUND    wall-clock limit of each boot in s (default 1500)
 # A quick check: HWTIMER_BENCH_KARGS="max_pending=10000 pairs=2000 reps=2
 # expiry_n=10000" BENCH_RUNS=1 BENCH_SMP=2.
@@ -46,7 +54,9 @@
 # /dev/hwtimer hot paths, into build/bench/profile.txt), BENCH_INSNS=1
 # (count the guest instructions of every kernel function with the TCG
 # plugin tools/bench/tcgprof, in the first boot of the first round, into
-# build/bench/insns.txt; the guest prints its kallsyms for it).
+# build/bench/insns.txt, whose rows for the entry functions of the
+# in-kernel operations the report shows; the guest prints its kallsyms
+# for it).
 #
 # Clocksource: under TCG the guest kernel rejects the TSC and falls back to
 # the HPET, whose every read is an emulated MMIO access costing microseconds.
@@ -231,9 +241,26 @@ for ((r = 1; r <= BENCH_RUNS; r++)); do
 	logs+=("$out/results.log")
 done
 
+# The in-kernel operations natively, one run per round, after the boots
+# too: hwtimer_bench under User Mode Linux, figures in make bench's format.
+if [ "${BENCH_UML:-1}" = 1 ]; then
+	read -ra uargs <<<"${HWTIMER_UML_BENCH_ARGS:-}"
+	for ((r = 1; r <= BENCH_RUNS; r++)); do
+		out=$BENCH/runs/r$r-uml
+		mkdir -p "$out"
+		say "round $r/$BENCH_RUNS: the in-kernel operations natively (User Mode Linux, log: ${out#"$TOP"/}/uml.log)"
+		"$BDIR/uml-bench.sh" -o "$out/results.log" "${uargs[@]}" \
+			>"$out/uml.log" 2>&1 ||
+			grep -qs '^not ok' "$out/results.log" ||
+			echo "not ok uml-bench (see uml.log)" >>"$out/results.log"
+		printf 'INFO,run,%s\n' "$r" >>"$out/results.log"
+		logs+=("$out/results.log")
+	done
+fi
+
 if [ "${BENCH_INSNS:-0}" = 1 ]; then
 	python3 "$BDIR/tcgprof/tcgprof.py" \
-		"$BENCH/runs/r1-smp${smps[0]}/tcgprof.out" "${logs[0]}" \
+		"$BENCH/runs/r1-smp${smps[0]}/tcgprof.out" "${logs[0]}" 400 \
 		>"$BENCH/insns.txt" || true
 	say "instruction profile in build/bench/insns.txt"
 fi

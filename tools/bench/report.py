@@ -8,8 +8,12 @@ Reads the lines the guest printed:
   CDF,peer,percentile,lateness_us              lateness distribution
   INFO,key,value                               how the run was made
 bench.sh appends "INFO,run,R" to each log: the logs of one round (one boot
-per vCPU count) are one run. Contended rows become section
-"contended-smpN", N the boot's vCPUs, since each vCPU count has its own.
+per vCPU count, the host's runs, the UML run) are one run. Contended rows
+become section "contended-smpN", N the boot's vCPUs, since each vCPU count
+has its own. The UML run's log (tools/bench/uml-bench.sh) has sections
+uml-armcancel, uml-modify and uml-expiry, and "INFO,uml_*" lines about
+its kernel; OUTDIR/insns.txt (bench.sh BENCH_INSNS=1), when there, gives
+the instructions per call of the in-kernel operations' entry functions.
 
 Every figure is the median over the runs, with the spread (min-max) beside
 it; a ratio is taken within each run and its median and spread reported,
@@ -62,6 +66,19 @@ NPEERS = ["libhwtimer-heap_single", "libhwtimer-rings_single",
 # hwtimer_lib_bench's expiry delivery, 100,000 a second: taken from the
 # completion ring, and from read() (a context kept on BATCH).
 XPEERS = ["libhwtimer-rings", "libhwtimer-read"]
+# The KUnit suite hwtimer_bench natively under User Mode Linux
+# (tools/bench/uml-bench.sh): sections uml-armcancel, uml-modify and
+# uml-expiry; "hwtimer" is a private wheel as in the VMs, "hwtimer-default"
+# the default wheel.
+NATIVE_PEERS = ["hwtimer", "hwtimer-default", "timer_list", "hrtimer",
+                "delayed_work"]
+# The entry functions of each in-kernel operation, per peer, whose
+# instructions per call tcgprof counts (bench.sh BENCH_INSNS=1).
+ENTRY_FUNCS = [
+    ("hwtimer", ["hwtimer_arm", "hwtimer_cancel", "hwtimer_modify"]),
+    ("timer_list", ["mod_timer", "timer_delete", "del_timer"]),
+    ("hrtimer", ["hrtimer_start_range_ns", "hrtimer_try_to_cancel"]),
+    ("delayed_work", ["mod_delayed_work_on", "cancel_delayed_work"])]
 
 
 class Fig(float):
@@ -462,6 +479,15 @@ def derived(R):
         r = ratio(hw, R.get("empty", "ns_per_pair", p, 0))
         if r is not None:
             d.append(("empty_vs", p, 0, r))
+    for section, metric in [("uml-armcancel", "ns_per_pair"),
+                            ("uml-modify", "ns_per_op"),
+                            ("uml-expiry", "ns_per_expiry")]:
+        for (s, m, p, n) in list(R.idx):
+            if (s, m) != (section, metric) or p == "hwtimer":
+                continue
+            r = ratio(R.get(s, m, "hwtimer", n), R.get(s, m, p, n))
+            if r is not None:
+                d.append((f"{section.replace('-', '_')}_vs", p, n, r))
     for smp in smps(R):
         for metric in ["armcancel_ns_per_pair", "modify_ns_per_op"]:
             short = metric.split("_")[0]
@@ -934,6 +960,190 @@ def idle_section(md, R):
                      for w in ["nothing-pending", "one-1h-away"]]))
 
 
+def tcg_of(R, section, metric, peer, n):
+    """make bench's TCG figure beside a native one (pending 0: "empty")."""
+    if section == "uml-armcancel" and n == 0:
+        return R.get("empty", metric, peer, 0)
+    return R.get(section[len("uml-"):], metric, peer, n)
+
+
+def native_pending_table(md, R, runs, section, metric):
+    """Native ns per op, per population; hwtimer's ratios, native and TCG."""
+    cmp = ["timer_list", "hrtimer", "delayed_work"]
+    rows = []
+    for n in sorted({k[3] for k in R.idx if k[:2] == (section, metric)}):
+        rows.append([kfmt(n) if n else "0 (empty)"] +
+                    [fmt(R.get(section, metric, p, n)) for p in NATIVE_PEERS] +
+                    [c for p in cmp for c in (
+                        fmt_ratio(per_run(runs, lambda Q, p=p, n=n: ratio(
+                            Q.get(section, metric, "hwtimer", n),
+                            Q.get(section, metric, p, n)))),
+                        fmt_ratio(per_run(runs, lambda Q, p=p, n=n: ratio(
+                            tcg_of(Q, section, metric, "hwtimer", n),
+                            tcg_of(Q, section, metric, p, n)))))])
+    md.append(table(["pending"] + NATIVE_PEERS +
+                    [c for p in cmp for c in (f"hwtimer / {p}",
+                                              f"hwtimer / {p} (TCG)")],
+                    rows))
+
+
+def native_expiry_table(md, R, runs):
+    """Native cost per expiry and lateness; hwtimer's ratios, native and TCG."""
+    sec = "uml-expiry"
+    ms = lambda m: lambda p: fmt((R.get(sec, m, p) or 0) / 1e6, 2) \
+        if R.get(sec, m, p) is not None else "–"
+    rows = []
+    for p in NATIVE_PEERS:
+        if R.get(sec, "ns_per_expiry", p) is None:
+            continue
+        rows.append([p, fmt(R.get(sec, "ns_per_expiry", p)),
+                     ms("first_late")(p), ms("last_late")(p),
+                     fmt_ratio(per_run(runs, lambda Q, p=p: ratio(
+                         Q.get(sec, "ns_per_expiry", "hwtimer"),
+                         Q.get(sec, "ns_per_expiry", p)))),
+                     fmt(R.get("expiry", "ns_per_expiry", p)),
+                     fmt_ratio(per_run(runs, lambda Q, p=p: ratio(
+                         Q.get("expiry", "ns_per_expiry", "hwtimer"),
+                         Q.get("expiry", "ns_per_expiry", p))))])
+    md.append(table(["peer", "ns per expiry", "first callback late (ms)",
+                     "last callback late (ms)", "hwtimer / peer",
+                     "TCG: ns per expiry", "TCG: hwtimer / peer"], rows))
+
+
+def tcg_factor_table(md, R, runs):
+    """TCG's ns over native ns, per peer and operation, fastest round each."""
+    rows = []
+    for what, section, metric in [("arm+cancel", "uml-armcancel", "ns_per_pair"),
+                                  ("modify", "uml-modify", "ns_per_op"),
+                                  ("expiry", "uml-expiry", "ns_per_expiry")]:
+        for n in sorted({k[3] for k in R.idx if k[:2] == (section, metric)}):
+            v = [per_run(runs, lambda Q, p=p, n=n: ratio(
+                tcg_of(Q, section, metric, p, n),
+                Q.get(section, metric + "_min", p, n)))
+                 for p in PEERS]
+            if any(x is not None for x in v):
+                rows.append([f"{what}, {kfmt(n) if n else '0'}"] +
+                            [fmt_ratio(x) for x in v])
+    if rows:
+        md.append("TCG ÷ native: how many times slower each peer's "
+                  "operation is under TCG, make bench's fastest pass over "
+                  "the suite's fastest round. One factor for all would make "
+                  "TCG's ratios those of a CPU; they differ by peer, so "
+                  "they do not.\n")
+        md.append(table(["operation, pending"] + PEERS, rows))
+
+
+def read_insns(out):
+    """tcgprof.py's table in OUTDIR/insns.txt: {function: (calls, insns
+    per call, blocks per call)}, or {} when there is none."""
+    funcs = {}
+    try:
+        with open(os.path.join(out, "insns.txt")) as f:
+            for line in f:
+                p = line[44:].split()
+                if len(p) != 5 or not p[0].isdigit() or p[3] == "-":
+                    continue
+                funcs.setdefault(line[:44].split()[0],
+                                 (int(p[0]), float(p[3]), float(p[4])))
+    except OSError:
+        pass
+    return funcs
+
+
+def insns_table(md, out):
+    """Instructions per call of each operation's entry functions, TCG."""
+    funcs = read_insns(out)
+    rows = [[peer, fn, fmt(funcs[fn][0], 0), fmt(funcs[fn][1]),
+             fmt(funcs[fn][2])]
+            for peer, fns in ENTRY_FUNCS for fn in fns if fn in funcs]
+    if not rows:
+        return
+    md.append("Instructions per call of each operation's entry functions, "
+              "counted by tools/bench/tcgprof in the first boot "
+              "(BENCH_INSNS=1, build/bench/insns.txt): the function's own "
+              "instructions over the whole boot, divided by its calls; "
+              "what it calls (the base lock, the clock read, the wheel's "
+              "helpers where not inlined) are rows of their own in "
+              "insns.txt. Blocks per call is what TCG dispatches.\n")
+    md.append(table(["peer", "function", "calls", "instructions per call",
+                     "blocks per call"], rows))
+
+
+def uml_section(md, R, runs, out):
+    """hwtimer_bench under User Mode Linux beside the TCG figures."""
+    if not any(k[0].startswith("uml-") for k in R.idx):
+        return
+    info = R.info
+    md.append("\n## In-kernel operations natively (User Mode Linux)\n")
+    md.append("The KUnit suite hwtimer_bench (kunit/hwtimer_bench_test.c) "
+              "built into the User Mode Linux kernel of make kunit-uml "
+              f"(Linux {info.get('uml_kernel', '?')}, "
+              f"{'SMP' if info.get('uml_smp') == 'y' else 'one CPU, no SMP'}, "
+              f"HZ={info.get('uml_hz', '?')}) and run on the host's CPU "
+              f"({info.get('uml_host_cpu', '?')}), not emulated, one run per "
+              "round of boots; alone: tools/bench/uml-bench.sh. The same "
+              "operations as the VMs' in-kernel rows, with the same calls, "
+              "deadline ranges (1 s – 1 h) and object counts: 10k arm+cancel "
+              "pairs or moves of random pending timeouts per round, with "
+              "0, 1k, 100k and 1M others pending; 100k timeouts due at "
+              "once. The peers take turns over 15 rounds (expiry: 5); "
+              "each run's figure is the median of its rounds, and the "
+              "tables show the median and spread over runs. UML's clock "
+              "is the host's: a round during which the host ran something "
+              "else is slow, so the rounds are short (about a "
+              "millisecond) and many, and the figures are only as quiet "
+              "as the host was. hwtimer is a private wheel as in the VMs, "
+              "hwtimer-default the default wheel. Each run checks every "
+              "arm, cancel and callback, and fails on any wrong one; no "
+              "time is asserted.\n")
+    md.append("What differs from the VMs' kernel: UML has one CPU and no "
+              "SMP, so a spinlock only disables preemption and atomics "
+              "take no lock prefix; saving and restoring interrupts is a "
+              "function call on a flag, the clock a vDSO read of the "
+              "host's, a switch between kernel threads UML's own (the "
+              "expiry hand-off wakes hwtimer's workers and the "
+              "workqueue's); all its memory is mapped in the host's 4 KiB "
+              "pages, which matters where the rows grow with the "
+              "population (cache and TLB misses); and timer_list and "
+              "delayed_work deadlines are in jiffies of 10 ms (the stock "
+              "kernel's are 4 ms), which sets their expiry lateness.\n")
+    md.append("Which figures to trust for what: for what a code path "
+              "costs a CPU (an arm, cancel, move or expiry, and how that "
+              "grows with the population, where cache misses that TCG "
+              "does not model take over), these native rows. For what "
+              "needs the VMs' SMP kernel (contention, per-CPU wheels, "
+              "locking) and for the whole system (lateness, userspace, "
+              "memory), the TCG rows; of those, only ratios between peers "
+              "measured in the same boot carry over, and only as far as "
+              "TCG slows the peers alike, which the TCG ÷ native table "
+              "below shows it does not. For the exact work an operation "
+              "does, the instructions tcgprof counts (BENCH_INSNS=1, "
+              "shown below when counted): the stock kernel runs the same "
+              "instructions on a CPU as under TCG, so those counts are "
+              "exact where TCG's times are not, but they say nothing of "
+              "cache misses, which the native rows' growth with the "
+              "population shows. UML's kernel is another build (one CPU, "
+              "its own arch code): its instructions per operation are "
+              "close to those counts, not the same.\n")
+    md.append("\nArm+cancel, ns per pair natively; hwtimer's ratio to each "
+              "peer natively, then the same ratio in the VMs (TCG's):\n")
+    native_pending_table(md, R, runs, "uml-armcancel", "ns_per_pair")
+    md.append("\nModify of a pending timeout, ns per move natively; the "
+              "same ratios:\n")
+    native_pending_table(md, R, runs, "uml-modify", "ns_per_op")
+    n = R.param_of("uml-expiry", "ns_per_expiry", "hwtimer")
+    if n is not None:
+        md.append(f"\nExpiry of {n:,} timeouts due at once, natively: ns "
+                  "per expiry from the first callback to the last, and how "
+                  "late the first and the last callback ran (a jiffies "
+                  "deadline is one jiffy further, so that it is not early); "
+                  "beside make bench's figures for the same:\n")
+        native_expiry_table(md, R, runs)
+    md.append("")
+    tcg_factor_table(md, R, runs)
+    insns_table(md, out)
+
+
 def write_md(R, runs, info, path):
     md = ["# hwtimer benchmark results\n"]
     intro_section(md, R, runs, info)
@@ -946,6 +1156,7 @@ def write_md(R, runs, info, path):
     sizeof_section(md, R)
     variants_section(md, R)
     parts_section(md, R)
+    uml_section(md, R, runs, os.path.dirname(path))
     ucost_section(md, R)
     lib_section(md, R)
     native_section(md, R, runs)
@@ -1157,9 +1368,10 @@ def main():
         sys.exit(__doc__)
     out = sys.argv[-1]
     os.makedirs(out, exist_ok=True)
-    byrun, cdf, info, notok = {}, {}, {}, []
+    byrun, cdf, info, notok, uml_info = {}, {}, {}, [], {}
     for i, path in enumerate(sys.argv[1:-1]):
         rows, c, inf, nok = parse(path)
+        uml_info.update({k: v for k, v in inf.items() if k.startswith("uml_")})
         byrun.setdefault(inf.get("run", f"log{i}"), []).extend(rows)
         notok += [f"{path}: {line}" for line in nok]
         # The lateness plot and the header come from the first full boot.
@@ -1168,6 +1380,9 @@ def main():
         if not info or ("hwtimer_tick_ns" in inf and
                         "hwtimer_tick_ns" not in info):
             info = inf
+    # The UML kernel's facts come with its logs, whichever log is first.
+    for k, v in uml_info.items():
+        info.setdefault(k, v)
     runs = []
     for rows in byrun.values():
         Q = Results(rows)
