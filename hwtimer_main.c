@@ -63,7 +63,7 @@
  * which queues it again when the callback returns.
  *
  * Bases are found by id, not by pointer: a timeout keeps the id of the
- * base of its last arm, which is looked up under RCU in hwtimer_base_tab.
+ * base of its last arm, which is looked up under RCU in hwtimer_bases.
  * A destroyed wheel's base ids match nothing, so cancelling a timeout after
  * its wheel is gone is safe. A wheel and its bases are freed when
  * hwtimer_wheel_destroy() and every thread waiting in it
@@ -96,6 +96,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
@@ -192,7 +193,7 @@ struct hwtimer_worker {
  * @work_wq: idle workers wait here for @ready to fill or @kicked
  * @w: the wheel
  * @id: this base's id: a sequence number (high 32 bits) and its index in
- *	hwtimer_base_tab (low 32 bits)
+ *	hwtimer_bases (low 32 bits)
  * @rcu: frees the base after lockless lookups by id are done with it
  * @cpu: the CPU whose arms it takes, or -1 for a wheel's only base
  * @nworkers: entries in @workers
@@ -275,29 +276,11 @@ struct hwtimer_wheel {
 /* Every wheel, for unique names; protected by hwtimer_wheels_lock. */
 static LIST_HEAD(hwtimer_wheels);
 static DEFINE_MUTEX(hwtimer_wheels_lock);
-/**
- * struct hwtimer_base_tab - bases of live wheels by the low half of their id
- * @size: entries in @b
- * @rcu: frees a table that a larger one replaced, after lookups in it
- * @b: the bases; NULL where none is
- *
- * A cancel finds its timeout's base with one load here, under RCU (an
- * xarray walk cost a cancel more than the wheel's own work). The table
- * only grows, by doubling, under hwtimer_base_tab_lock.
+/*
+ * Bases of live wheels by the low half of their id, allocated lowest
+ * free first. A cancel finds its timeout's base here with xa_load().
  */
-struct hwtimer_base_tab {
-	u32 size;
-	struct rcu_head rcu;
-	struct hwtimer_base __rcu *b[];
-};
-
-#define HWTIMER_BASE_TAB_MIN	64
-
-static struct hwtimer_base_tab __rcu *hwtimer_base_tab;
-/* Protects hwtimer_base_tab's entries and hwtimer_base_free. */
-static DEFINE_MUTEX(hwtimer_base_tab_lock);
-/* No entry below it is free. */
-static u32 hwtimer_base_free;
+static DEFINE_XARRAY_ALLOC(hwtimer_bases);
 /*
  * The high half of base ids: an index is used again at once, but with
  * another sequence number, so a stale id matches no base until 2^32 more
@@ -698,18 +681,16 @@ static __always_inline int start(struct hwtimer_base *b,
 
 /*
  * The live base with id @id, or NULL. Caller has interrupts off, which is
- * an RCU read-side section: the table and the bases are freed by
- * kvfree_rcu(), whose grace period waits for it.
+ * an RCU read-side section: the bases are freed by kvfree_rcu(), whose
+ * grace period waits for it.
  */
 static struct hwtimer_base *base_lookup(u64 id)
 {
-	struct hwtimer_base_tab *tab = rcu_dereference_sched(hwtimer_base_tab);
 	struct hwtimer_base *b;
-	u32 idx = (u32)id;
 
-	if (!id || !tab || idx >= tab->size)
+	if (!id)
 		return NULL;
-	b = rcu_dereference_sched(tab->b[idx]);
+	b = xa_load(&hwtimer_bases, (u32)id);
 	return b && READ_ONCE(b->id) == id ? b : NULL;
 }
 
@@ -1836,62 +1817,25 @@ static struct hwtimer_base *base_create(struct hwtimer_wheel *w,
 	return b;
 }
 
-static struct hwtimer_base_tab *base_tab(void)
-{
-	return rcu_dereference_protected(hwtimer_base_tab,
-					 lockdep_is_held(&hwtimer_base_tab_lock));
-}
-
-/*
- * A free index of hwtimer_base_tab, growing it if it has none. Caller
- * holds hwtimer_base_tab_lock. Return: the index, or -ENOMEM.
- */
-static int base_tab_slot(void)
-{
-	struct hwtimer_base_tab *tab = base_tab(), *n;
-	u32 i, size = tab ? tab->size : 0;
-
-	for (i = hwtimer_base_free; i < size; i++) {
-		if (!rcu_access_pointer(tab->b[i]))
-			return i;
-	}
-	if (size > U32_MAX / 4)
-		return -ENOMEM;
-	n = kvzalloc(struct_size(n, b, max_t(u32, 2 * size,
-					     HWTIMER_BASE_TAB_MIN)),
-		     GFP_KERNEL);
-	if (!n)
-		return -ENOMEM;
-	n->size = max_t(u32, 2 * size, HWTIMER_BASE_TAB_MIN);
-	for (i = 0; i < size; i++)
-		RCU_INIT_POINTER(n->b[i], rcu_access_pointer(tab->b[i]));
-	rcu_assign_pointer(hwtimer_base_tab, n);
-	if (tab)
-		kvfree_rcu(tab, rcu);
-	return size;
-}
-
 /* Give each base of @w an id: from now on timeouts can find them. */
 static int publish_bases(struct hwtimer_wheel *w)
 {
 	struct hwtimer_base *b;
 	unsigned int i;
-	int idx;
+	u32 idx;
+	int ret;
 
-	mutex_lock(&hwtimer_base_tab_lock);
 	for (i = 0; i < w->nbases; i++) {
 		b = w->bases[i];
-		idx = base_tab_slot();
-		if (idx < 0)
-			break;
+		ret = xa_alloc(&hwtimer_bases, &idx, b, xa_limit_32b,
+			       GFP_KERNEL);
+		if (ret)
+			return ret;
 		WRITE_ONCE(b->id,
 			   (u64)(u32)atomic_inc_return(&hwtimer_base_seq) << 32 |
-			   (u32)idx);
-		rcu_assign_pointer(base_tab()->b[idx], b);
-		hwtimer_base_free = idx + 1;
+			   idx);
 	}
-	mutex_unlock(&hwtimer_base_tab_lock);
-	return i < w->nbases ? -ENOMEM : 0;
+	return 0;
 }
 
 /* Make @w's base ids match nothing, and no timeout find its bases. */
@@ -1901,18 +1845,14 @@ static void unpublish_bases(struct hwtimer_wheel *w)
 	unsigned long irqflags;
 	unsigned int i;
 
-	mutex_lock(&hwtimer_base_tab_lock);
 	for (i = 0; i < w->nbases; i++) {
 		b = w->bases[i];
 		raw_spin_lock_irqsave(&b->lock, irqflags);
 		b->dead = true;
 		raw_spin_unlock_irqrestore(&b->lock, irqflags);
-		if (!b->id)
-			continue;
-		RCU_INIT_POINTER(base_tab()->b[(u32)b->id], NULL);
-		hwtimer_base_free = min_t(u32, hwtimer_base_free, (u32)b->id);
+		if (b->id)
+			xa_erase(&hwtimer_bases, (u32)b->id);
 	}
-	mutex_unlock(&hwtimer_base_tab_lock);
 }
 
 /**
@@ -2298,8 +2238,8 @@ static void __exit hwtimer_exit(void)
 	WARN_ON_ONCE(!list_empty(&hwtimer_wheels));
 	cpuhp_remove_state_nocalls(hwtimer_cpuhp);
 	debugfs_remove_recursive(hwtimer_debugfs);
-	/* No wheel is left, so no lookup: the table goes as it is. */
-	kvfree(rcu_access_pointer(hwtimer_base_tab));
+	WARN_ON_ONCE(!xa_empty(&hwtimer_bases));
+	xa_destroy(&hwtimer_bases);
 }
 
 module_init(hwtimer_init);
