@@ -598,9 +598,9 @@ static inline void queued_for(struct hwtimer_base *b,
  * Put idle, pinned @t into the wheel for @deadline; a run in progress
  * (on @wk, running_on() of @t) stays recorded. Caller holds b->lock.
  */
-static __always_inline void enqueue(struct hwtimer_base *b,
-				    struct hwtimer_timeout *t, u64 deadline,
-				    struct hwtimer_worker *wk)
+static inline void enqueue(struct hwtimer_base *b,
+			   struct hwtimer_timeout *t, u64 deadline,
+			   struct hwtimer_worker *wk)
 {
 	lockdep_assert_held(&b->lock);
 	hwtimer_wc_arm(&b->wc, &t->entry, deadline);
@@ -653,9 +653,9 @@ static u64 abs_deadline(struct hwtimer_wheel *w, u64 expires, u32 flags)
  * running periodic callback still holds), pin the owner (unless a running
  * callback already holds the pin), enqueue. Caller holds b->lock.
  */
-static __always_inline int start(struct hwtimer_base *b,
-				 struct hwtimer_timeout *t, u64 deadline,
-				 u64 period)
+static inline int start(struct hwtimer_base *b,
+			struct hwtimer_timeout *t, u64 deadline,
+			u64 period)
 {
 	struct hwtimer_worker *wk = running_on(b, t);
 
@@ -700,7 +700,7 @@ static struct hwtimer_base *base_lookup(u64 id)
  * lock of its own. Return: the locked base, or NULL if @t was never armed
  * or its wheel is destroyed.
  */
-static __always_inline struct hwtimer_base *
+static inline struct hwtimer_base *
 lock_timeout(struct hwtimer_timeout *t, unsigned long *flags)
 {
 	struct hwtimer_base *b;
@@ -961,8 +961,8 @@ int hwtimer_modify(struct hwtimer_timeout *t, u64 expires, u32 flags)
 EXPORT_SYMBOL_GPL(hwtimer_modify);
 
 /* Cancel @t on @b. Caller holds b->lock. */
-static __always_inline int cancel_locked(struct hwtimer_base *b,
-					 struct hwtimer_timeout *t)
+static inline int cancel_locked(struct hwtimer_base *b,
+				struct hwtimer_timeout *t)
 {
 	struct hwtimer_worker *wk = running_on(b, t);
 	int ret = HWTIMER_NOT_PENDING;
@@ -1409,7 +1409,7 @@ static void drop_run(struct hwtimer_worker *wk)
  * wake: a hwtimer_cancel_sync() of this run, or a stop of the wheel. Both
  * say so under the lock, so finding out takes no barrier.
  */
-static __always_inline bool finish_locked(struct hwtimer_worker *wk)
+static inline bool finish_locked(struct hwtimer_worker *wk)
 {
 	struct hwtimer_base *b = wk->b;
 	struct hwtimer_timeout *t = wk->cur;
