@@ -264,16 +264,16 @@ static int dev_set_eventfd(struct hwtimer *h, int efd)
 	return ioctl(h->fd, HWTIMER_IOC_SET_EVENTFD, &r) ? -errno : 0;
 }
 
+/*
+ * The kernel's answer, as it is. On the rings the kernel first consumes
+ * every op submitted so far, so that its counts include them, and the
+ * library takes the completions, so that its own counts go with them.
+ */
 static int dev_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
 {
-	/* The counts include every op submitted to the rings so far. */
 	if (h->ring)
 		hwtimer__ring_flush(h);
-	if (ioctl(h->fd, HWTIMER_IOC_STATS, st))
-		return -errno;
-	if (h->ring)
-		hwtimer__ring_stats(h, st);
-	return 0;
+	return ioctl(h->fd, HWTIMER_IOC_STATS, st) ? -errno : 0;
 }
 
 static void dev_close(struct hwtimer *h)
@@ -506,6 +506,28 @@ HWT_EXPORT int hwtimer_stats(struct hwtimer *h, int clock,
 	memset(st, 0, sizeof(*st));
 	st->clock = clock;
 	return h->be->stats(h, st);
+}
+
+_Static_assert(sizeof(struct hwtimer_lib_stats) >= HWTIMER_LIB_STATS_SIZE_VER0,
+	       "struct hwtimer_lib_stats only grows");
+
+HWT_EXPORT int hwtimer_lib_stats(struct hwtimer *h,
+				 struct hwtimer_lib_stats *st, size_t size)
+{
+	struct hwtimer_lib_stats own;
+
+	if (size < HWTIMER_LIB_STATS_SIZE_VER0)
+		return -EINVAL;
+	memset(&own, 0, sizeof(own));
+	if (h->ring)
+		hwtimer__ring_lib_stats(h, &own);
+	/* A caller's larger struct has fields this library does not know. */
+	if (size > sizeof(own)) {
+		memset((char *)st + sizeof(own), 0, size - sizeof(own));
+		size = sizeof(own);
+	}
+	memcpy(st, &own, size);
+	return 0;
 }
 
 HWT_EXPORT int hwtimer_fd(struct hwtimer *h)

@@ -108,7 +108,8 @@ int hwtimer__timerfd_init(struct hwtimer *h);
  * @max. read_needed: whether read() may have records (the kernel's count
  * says so, or the rings are not this process's). filter: whether a record
  * read() gave goes to the caller, rewritten; ring completions never do.
- * stats: the device's answer as the caller counts. flush: ENTER now.
+ * lib_stats: the library's own counts, into @st zeroed. flush: have the
+ * kernel consume every entry and take the completions.
  */
 int hwtimer__ring_init(struct hwtimer *h);
 void hwtimer__ring_close(struct hwtimer *h);
@@ -140,7 +141,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max);
 bool hwtimer__ring_read_needed(struct hwtimer *h);
 bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev);
-void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st);
+void hwtimer__ring_lib_stats(struct hwtimer *h, struct hwtimer_lib_stats *st);
 int hwtimer__ring_flush(struct hwtimer *h);
 
 /* Now on @clock in ns. */

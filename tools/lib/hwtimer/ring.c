@@ -35,12 +35,18 @@
  * The answers are the library's own and match the device's: cancel and
  * modify of a one-shot whose deadline has passed say FIRED and change
  * nothing (the kernel will fire it, or has), unless a cancel takes its
- * ARM back; otherwise they say CANCELLED or MODIFIED at once. Should the
- * kernel find the one-shot fired before the entry reached it, the library
- * drops that expiry (a cancelled timeout's, or one whose deadline is not
- * the modified one) and, for a modify, arms the slot again for the new
- * deadline. So no expiry comes
- * after CANCELLED, or before the deadline a MODIFIED moved it to.
+ * ARM back; otherwise they say CANCELLED or MODIFIED at once. Waiting for
+ * the kernel's answer would cost an ENTER per cancel, which BATCH already
+ * is. Should the kernel find the one-shot fired before the entry reached
+ * it, the library drops that expiry (a cancelled timeout's, or one whose
+ * deadline is not the modified one) and, for a modify, arms the slot
+ * again for the new deadline. So no expiry comes after CANCELLED, or
+ * before the deadline a MODIFIED moved it to.
+ *
+ * The kernel's counters (HWTIMER_IOC_STATS) are left as the kernel keeps
+ * them: what the library did on its own, the take-backs, the expiries it
+ * dropped, the arms it made again, is counted apart, in struct
+ * hwtimer_lib_stats, each where it happens.
  *
  * Records come from the completion ring, from the library's stash (records
  * taken off the ring to make room when the submission ring was full), and
@@ -133,19 +139,9 @@ struct hwt_slot {
  * @stash_head: next record of @stash to hand out
  * @stash_len: records in @stash
  * @stash_size: room in @stash
- * @adj_armed: what to add to the device's ctx_armed for the caller's
- *	count: arms the library made again after a modify raced the expiry
- *	(less), arms the kernel refused after the library said yes (more)
- * @adj_fired: likewise for ctx_fired: expiries the library dropped
- * @adj_cancelled: likewise for ctx_cancelled: cancels the library
- *	answered CANCELLED that found the timeout fired in the kernel
- * @taken_back: timeouts armed and cancelled by taking their ARM back,
- *	which the kernel counts neither as armed nor as cancelled
- * @adj_read: likewise for ctx_read: records of the completion ring
- *	handed to the caller (more), records read() gave and the library
- *	dropped (less)
- * @lost: arms the kernel refused after the library said yes (the wheel's
- *	own limit): those timeouts never expire
+ * @taken_back, @cancel_raced, @rearmed, @refused, @lost, @dropped,
+ *	@dropped_read, @ring_read: the library's own counts, as struct
+ *	hwtimer_lib_stats has them
  * @unkicked: entries were written since hwtimer__ring_kick() last made
  *	sure the kernel drains them
  * @retract: the kernel lets the sq tail move back (HWTIMER_RING_F_RETRACT)
@@ -176,12 +172,14 @@ struct hwt_ring {
 	unsigned int stash_head;
 	unsigned int stash_len;
 	unsigned int stash_size;
-	int64_t adj_armed;
-	int64_t adj_fired;
-	int64_t adj_cancelled;
-	int64_t adj_read;
 	uint64_t taken_back;
+	uint64_t cancel_raced;
+	uint64_t rearmed;
+	uint64_t refused;
 	uint64_t lost;
+	uint64_t dropped;
+	uint64_t dropped_read;
+	uint64_t ring_read;
 	uint64_t now;
 	uint32_t sq_head_seen;
 	bool unkicked;
@@ -395,8 +393,30 @@ static inline bool sq_full(struct hwt_ring *r)
 static void slot_arm_again(struct hwtimer *h, uint32_t i);
 
 /*
+ * Count the completion @ev, of entry @op of slot @s, that the library
+ * answered otherwise: every CANCEL it sent was answered CANCELLED, every
+ * ARM 0. A CANCEL of a slot whose take-back raced a drain that finds it
+ * idle tells that the drain copied the NOP: the timeout was taken back.
+ */
+static void count_completion(struct hwt_ring *r, const struct hwt_slot *s,
+			     const struct hwtimer_event *ev, uint32_t op)
+{
+	/* Of the slot's timeout now, not of an earlier one. */
+	bool cur = ev->cookie == s->id && s->state != SLOT_FREE;
+
+	if (op == HWTIMER_SQE_ARM && ev->res < 0)
+		r->refused++;
+	if (op != HWTIMER_SQE_CANCEL || ev->res == HWTIMER_RESULT_CANCELLED)
+		return;
+	if (cur && s->maybe_nop && ev->res == HWTIMER_RESULT_NOT_PENDING)
+		r->taken_back++;
+	else
+		r->cancel_raced++;
+}
+
+/*
  * A completion of an entry: free the slot once the kernel's is idle, and
- * count an arm the kernel refused after the library said yes.
+ * count what the kernel answered otherwise than the library.
  */
 static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 {
@@ -406,18 +426,11 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 		      HWTIMER_EVENT_OP_SHIFT;
 	bool idle = ev->flags & HWTIMER_EVENT_LAST;
 
-	/* The library answered CANCELLED, and arms it made said yes. */
-	if (op == HWTIMER_SQE_CANCEL && ev->res != HWTIMER_RESULT_CANCELLED)
-		r->adj_cancelled++;
-	if (op == HWTIMER_SQE_ARM && ev->res < 0)
-		r->adj_armed++;
+	count_completion(r, s, ev, op);
 	if (ev->cookie != s->id || s->state == SLOT_FREE)
 		return;		/* of an earlier timeout of the slot */
 	if (op == HWTIMER_SQE_ARM)
 		s->maybe_nop = false;	/* the kernel copied the ARM */
-	if (op == HWTIMER_SQE_CANCEL && s->maybe_nop &&
-	    ev->res == HWTIMER_RESULT_NOT_PENDING)
-		r->adj_armed++;		/* ... or the NOP: it never armed */
 	if (ev->res < 0 && s->state == SLOT_ACTIVE) {
 		/* An arm or a modify the wheel refused: the timeout is gone. */
 		r->lost++;
@@ -433,9 +446,9 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 /* The library drops an expiry the kernel counted (and read() read). */
 static bool drop_expiry(struct hwt_ring *r, bool from_read)
 {
-	r->adj_fired--;
+	r->dropped++;
 	if (from_read)
-		r->adj_read--;
+		r->dropped_read++;
 	return false;
 }
 
@@ -474,9 +487,9 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
 			slot_arm_again(h, i);
 		return drop_expiry(r, from_read);
 	}
-	/* Read when handed out, if from the stash. */
+	/* Taken for the caller when handed out, if from the stash. */
 	if (!from_read && !stash)
-		r->adj_read++;
+		r->ring_read++;
 	ev->id = s->id;
 	ev->cookie = s->user_data;
 	ev->flags &= ~HWTIMER_EVENT_RING;
@@ -568,6 +581,7 @@ static int stash_take(struct hwtimer *h, struct hwtimer_event *ev)
 	if (!stash_push(r, ev))
 		return 0;
 	stash_handed(r, ev);
+	r->dropped++;
 	return -ENOMEM;
 }
 
@@ -623,7 +637,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 
 	while (n < max && r->stash_head < r->stash_len) {
 		evs[n] = r->stash[r->stash_head++];
-		r->adj_read++;
+		r->ring_read++;
 		stash_handed(r, &evs[n++]);
 	}
 	while (ring_mine(r) && n < max) {
@@ -762,7 +776,7 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 	if (ring_mine(h->ring) &&
 	    !sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
 		/* The caller armed once; the kernel counts this arm too. */
-		h->ring->adj_armed--;
+		h->ring->rearmed++;
 		return;
 	}
 	/* The kernel's slot is idle (its last record came): the timeout is gone. */
@@ -1343,32 +1357,34 @@ int hwtimer__ring_cancel(struct hwtimer *h, uint64_t id)
 	return ring_cancel_send(h, i);
 }
 
-void hwtimer__ring_stats(struct hwtimer *h, struct hwtimer_stats_req *st)
+void hwtimer__ring_lib_stats(struct hwtimer *h, struct hwtimer_lib_stats *st)
 {
 	struct hwt_ring *r = h->ring;
-	uint64_t active = 0;
 	uint32_t i;
 
+	st->ring_slots = r->setup.slots;
 	/* Live: pending, or its last record not handed out yet. */
 	for (i = 0; i < r->setup.slots; i++)
-		active += r->slots[i].state == SLOT_ACTIVE ||
-			  r->slots[i].state == SLOT_STASHED;
-	/* The slots are charged at setup; count those serving a timeout. */
-	st->ctx_live = st->ctx_live - r->setup.slots + active;
-	st->ctx_armed += r->adj_armed + r->taken_back;
-	st->ctx_fired += r->adj_fired;
-	st->ctx_cancelled += r->adj_cancelled + r->taken_back;
-	st->ctx_read += r->adj_read;
-	st->ctx_queued += r->stash_len - r->stash_head;
+		st->ring_live += r->slots[i].state == SLOT_ACTIVE ||
+				 r->slots[i].state == SLOT_STASHED;
+	st->stashed = r->stash_len - r->stash_head;
+	st->taken_back = r->taken_back;
+	st->cancel_raced = r->cancel_raced;
+	st->rearmed = r->rearmed;
+	st->refused = r->refused;
+	st->lost = r->lost;
+	st->dropped = r->dropped;
+	st->dropped_read = r->dropped_read;
+	st->ring_read = r->ring_read;
 }
 
 /*
  * Have the kernel consume every entry written so far and take the
- * completions it made: the library's adjustments of the counts (a cancel
- * it answered CANCELLED that the kernel found fired, an arm the kernel
- * refused) are made only as their completions are taken. Expiries taken
- * meanwhile wait in the stash. An expiry that makes the library arm a
- * slot again writes an entry, so this goes round until the ring is empty.
+ * completions it made: the library's own counts (a cancel it answered
+ * CANCELLED that the kernel found fired, an arm the kernel refused) move
+ * only as their completions are taken. Expiries taken meanwhile wait in
+ * the stash. An expiry that makes the library arm a slot again writes an
+ * entry, so this goes round until the ring is empty.
  */
 int hwtimer__ring_flush(struct hwtimer *h)
 {

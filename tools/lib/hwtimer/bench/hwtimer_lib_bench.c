@@ -59,8 +59,8 @@
  * the kernel applies, and its completion comes back. Which one a timeout
  * gets depends on where the periodic drain falls, so each rings variant
  * also prints "kernel name percent": of the arms of its fastest round, how
- * many reached the kernel (the context's own count of arms, which
- * hwtimer_stats() completes with those taken back).
+ * many reached the kernel (the kernel's count of the context's arms; the
+ * library counts those it took back apart, in hwtimer_lib_stats()).
  *
  * Then EXPIRIES (default 150000; 0 skips) one-shots with deadlines 10 us
  * apart, 100,000 a second, each armed with an absolute deadline 20 ms
@@ -330,8 +330,9 @@ static int cmp_round(const void *a, const void *b)
 }
 
 /*
- * Arms of @h that reached the kernel so far: the context's own count, not
- * hwtimer_stats()'s, which adds the arms taken back from the rings.
+ * Arms of @h that reached the kernel so far: the kernel's count, read
+ * with HWTIMER_IOC_STATS alone, not hwtimer_stats(), whose ENTER would
+ * have the kernel consume the arms still in the ring.
  */
 static uint64_t kernel_arms(struct hwtimer *h)
 {

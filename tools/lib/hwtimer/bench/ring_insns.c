@@ -90,7 +90,7 @@ static void check_arm(uint64_t id, int status)
 {
 	if (status)
 		die("arm", -status);
-	if (id >> ID_TAG_SHIFT != FAKE_ID_TAG)
+	if (id >> HWTIMER_ID_TAG_SHIFT != FAKE_ID_TAG)
 		die("arm: not an id of the rings", EIO);
 }
 

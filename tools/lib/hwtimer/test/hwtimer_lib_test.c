@@ -9,7 +9,10 @@
  * the whole test is skipped (exit status 4, as kselftest's KSFT_SKIP).
  * The same checks run on both: the library promises the same answers
  * from each, and where it documents a difference (fork, eventfd counts)
- * the check expects the documented one.
+ * the check expects the documented one. Counters: on the device,
+ * hwtimer_stats() must give the kernel's as HWTIMER_IOC_STATS does, and
+ * with the library's own (hwtimer_lib_stats(), 0 off the timer rings)
+ * they must add up to the calls made, exactly.
  *
  * Timing tolerances. "Never early" is exact: at delivery, clock_gettime()
  * of the timeout's clock is at or past its deadline, and so is the
@@ -100,6 +103,92 @@ static bool on_device(struct hwtimer *h)
 static bool has_realtime(struct hwtimer *h)
 {
 	return hwtimer_features(h) & HWTIMER_FEATURE_REALTIME;
+}
+
+/* Whether @h arms through the timer rings. */
+static bool on_rings(struct hwtimer *h)
+{
+	return hwtimer_features(h) & HWTIMER_FEATURE_RINGS;
+}
+
+/**
+ * struct view - the caller's own count of its calls on a context
+ * @armed: arms answered 0
+ * @cancelled: cancels answered CANCELLED
+ * @fired: expiries, overruns included
+ * @read: records taken for the caller
+ * @queued: records waiting to be taken
+ * @live: timeouts pending or with a record waiting
+ */
+struct view {
+	uint64_t armed;
+	uint64_t cancelled;
+	uint64_t fired;
+	uint64_t read;
+	uint64_t queued;
+	uint64_t live;
+};
+
+/*
+ * hwtimer_stats() of @clock into @st, hwtimer_lib_stats() into @ls, and
+ * the caller's count into @v, as <hwtimer/hwtimer.h> says the two add up.
+ * Off the rings the library counts nothing. Return: whether both calls
+ * succeeded (a failed check if not).
+ */
+static bool stats_view(struct hwtimer *h, int clock,
+		       struct hwtimer_stats_req *st, struct hwtimer_lib_stats *ls,
+		       struct view *v)
+{
+	int r = hwtimer_stats(h, clock, st);
+
+	if (!ok(!r, "stats: %d", r))
+		return false;
+	r = hwtimer_lib_stats(h, ls, sizeof(*ls));
+	if (!ok(!r, "hwtimer_lib_stats: %d", r))
+		return false;
+	v->armed = st->ctx_armed + ls->taken_back + ls->refused - ls->rearmed;
+	v->cancelled = st->ctx_cancelled + ls->taken_back + ls->cancel_raced;
+	v->fired = st->ctx_fired - ls->dropped;
+	v->read = st->ctx_read - ls->dropped_read + ls->ring_read;
+	v->queued = st->ctx_queued + ls->stashed;
+	v->live = st->ctx_live - ls->ring_slots + ls->ring_live;
+	if (!on_rings(h))
+		ok(!ls->ring_slots && !ls->ring_live && !ls->stashed &&
+		   !ls->taken_back && !ls->cancel_raced && !ls->rearmed &&
+		   !ls->refused && !ls->lost && !ls->dropped &&
+		   !ls->dropped_read && !ls->ring_read,
+		   "the library counts something off the rings");
+	return true;
+}
+
+/*
+ * On the device, @st must be the kernel's own counters: HWTIMER_IOC_STATS
+ * on the context's fd, made now, answers the same. Only for a context
+ * where nothing is due meanwhile.
+ */
+static void kernel_as_is(struct hwtimer *h, const struct hwtimer_stats_req *st)
+{
+	struct hwtimer_stats_req k;
+
+	if (!on_device(h))
+		return;
+	memset(&k, 0, sizeof(k));
+	k.clock = st->clock;
+	if (!ok(!ioctl(hwtimer_fd(h), HWTIMER_IOC_STATS, &k), "STATS: %s",
+		strerror(errno)))
+		return;
+	ok(k.ctx_armed == st->ctx_armed && k.ctx_cancelled == st->ctx_cancelled &&
+	   k.ctx_fired == st->ctx_fired && k.ctx_read == st->ctx_read &&
+	   k.ctx_queued == st->ctx_queued && k.ctx_live == st->ctx_live &&
+	   k.ctx_pending == st->ctx_pending,
+	   "hwtimer_stats() is not the kernel's: armed %" PRIu64 "/%" PRIu64
+	   " cancelled %" PRIu64 "/%" PRIu64 " fired %" PRIu64 "/%" PRIu64
+	   " read %" PRIu64 "/%" PRIu64 " live %" PRIu64 "/%" PRIu64,
+	   (uint64_t)st->ctx_armed, (uint64_t)k.ctx_armed,
+	   (uint64_t)st->ctx_cancelled, (uint64_t)k.ctx_cancelled,
+	   (uint64_t)st->ctx_fired, (uint64_t)k.ctx_fired,
+	   (uint64_t)st->ctx_read, (uint64_t)k.ctx_read,
+	   (uint64_t)st->ctx_live, (uint64_t)k.ctx_live);
 }
 
 /* The next expiry within @ns, copied; false if none came. */
@@ -229,28 +318,35 @@ static void t_open_path(void)
 }
 
 /*
- * hwtimer_stats(): a fresh context counts from 0; five arms, one cancel,
- * three one-shots fired and read, one left pending are counted exactly;
- * the wheel's counters are the device's (at least our wake-up's), 0 on
- * timerfd.
+ * hwtimer_stats() and hwtimer_lib_stats(): a fresh context counts from 0
+ * (the kernel's ctx_live holds the rings' slots, which it charges at
+ * setup); five arms, one cancel, three one-shots fired and read, one left
+ * pending add up exactly; the library did nothing on its own but perhaps
+ * take the cancelled arm back; on the device the counters are the
+ * kernel's as it answers them. The wheel's counters are the device's (at
+ * least our wake-up's), 0 on timerfd.
  */
 static void t_stats(void)
 {
 	struct hwtimer *h = ctx_open(0);
 	struct hwtimer_stats_req st;
+	struct hwtimer_lib_stats ls;
 	struct hwtimer_event ev;
+	struct view v;
 	uint64_t id[5];
 	int i, r, got = 0;
 
 	if (!h)
 		return;
-	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
-	ok(!r, "stats: %d", r);
-	ok(!st.ctx_armed && !st.ctx_fired && !st.ctx_read && !st.ctx_live &&
+	if (!stats_view(h, CLOCK_MONOTONIC, &st, &ls, &v))
+		goto out;
+	ok(!st.ctx_armed && !st.ctx_fired && !st.ctx_read && !v.live &&
+	   st.ctx_live == ls.ring_slots && !ls.ring_slots == !on_rings(h) &&
 	   st.ctx_max_pending > 0 && st.tick_ns == hwtimer_tick_ns(h),
 	   "fresh: armed %" PRIu64 " fired %" PRIu64 " live %" PRIu64
-	   " cap %" PRIu64 " tick %" PRIu64, (uint64_t)st.ctx_armed,
-	   (uint64_t)st.ctx_fired, (uint64_t)st.ctx_live,
+	   " ring slots %" PRIu64 " cap %" PRIu64 " tick %" PRIu64,
+	   (uint64_t)st.ctx_armed, (uint64_t)st.ctx_fired,
+	   (uint64_t)st.ctx_live, ls.ring_slots,
 	   (uint64_t)st.ctx_max_pending, (uint64_t)st.tick_ns);
 	for (i = 0; i < 5; i++) {
 		r = hwtimer_arm(h, CLOCK_MONOTONIC, i < 3 ? 10 * MS : 3600000 * MS,
@@ -264,17 +360,23 @@ static void t_stats(void)
 	ok(got == 3, "%d of 3 expiries", got);
 	r = hwtimer_stats(h, CLOCK_BOOTTIME, &st);
 	ok(!r && st.clock == CLOCK_BOOTTIME, "stats boottime: %d", r);
-	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
-	ok(!r, "stats: %d", r);
-	ok(st.ctx_armed == 5 && st.ctx_cancelled == 1 && st.ctx_fired == 3 &&
-	   st.ctx_read == 3, "armed %" PRIu64 " cancelled %" PRIu64
-	   " fired %" PRIu64 " read %" PRIu64, (uint64_t)st.ctx_armed,
-	   (uint64_t)st.ctx_cancelled, (uint64_t)st.ctx_fired,
-	   (uint64_t)st.ctx_read);
-	ok(st.ctx_pending == 1 && st.ctx_live == 1 && st.ctx_queued == 0,
+	if (!stats_view(h, CLOCK_MONOTONIC, &st, &ls, &v))
+		goto out;
+	printf("# ctx_*: armed %" PRIu64 " cancelled %" PRIu64 " fired %"
+	       PRIu64 " read %" PRIu64 "; the library's: taken back %" PRIu64
+	       ", ring records %" PRIu64 "\n", (uint64_t)st.ctx_armed,
+	       (uint64_t)st.ctx_cancelled, (uint64_t)st.ctx_fired,
+	       (uint64_t)st.ctx_read, ls.taken_back, ls.ring_read);
+	ok(v.armed == 5 && v.cancelled == 1 && v.fired == 3 && v.read == 3,
+	   "armed %" PRIu64 " cancelled %" PRIu64 " fired %" PRIu64 " read %"
+	   PRIu64, v.armed, v.cancelled, v.fired, v.read);
+	ok(st.ctx_pending == 1 && v.live == 1 && v.queued == 0,
 	   "pending %" PRIu64 " live %" PRIu64 " queued %" PRIu64,
-	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_live,
-	   (uint64_t)st.ctx_queued);
+	   (uint64_t)st.ctx_pending, v.live, v.queued);
+	ok(ls.taken_back <= 1 && !ls.cancel_raced && !ls.rearmed &&
+	   !ls.refused && !ls.lost && !ls.dropped && !ls.stashed,
+	   "the library did more than a take-back on its own");
+	kernel_as_is(h, &st);
 	/*
 	 * The wheel carries the context's wake-up, not its timeouts: it was
 	 * armed for the three expiries and ran at least once.
@@ -286,14 +388,18 @@ static void t_stats(void)
 		ok(!st.armed && !st.fired && !st.pending && !st.lateness[0],
 		   "timerfd wheel counters not 0");
 	/* The realtime wheel's, with the same context's counters. */
-	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
-	if (has_realtime(h))
-		ok(!r && st.clock == CLOCK_REALTIME && st.ctx_armed == 5 &&
-		   st.ctx_pending == 1 && st.tick_ns == hwtimer_tick_ns(h),
-		   "stats realtime: %d, armed %" PRIu64 " pending %" PRIu64,
-		   r, (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending);
-	else
+	if (has_realtime(h)) {
+		if (stats_view(h, CLOCK_REALTIME, &st, &ls, &v))
+			ok(st.clock == CLOCK_REALTIME && v.armed == 5 &&
+			   st.ctx_pending == 1 &&
+			   st.tick_ns == hwtimer_tick_ns(h),
+			   "stats realtime: armed %" PRIu64 " pending %"
+			   PRIu64, v.armed, (uint64_t)st.ctx_pending);
+	} else {
+		r = hwtimer_stats(h, CLOCK_REALTIME, &st);
 		ok(r == -EINVAL, "CLOCK_REALTIME without the feature: %d", r);
+	}
+out:
 	hwtimer_close(h);
 }
 
@@ -415,7 +521,9 @@ static void t_cancel_after(void)
 {
 	struct hwtimer *h = ctx_open(0);
 	struct hwtimer_stats_req st;
+	struct hwtimer_lib_stats ls;
 	struct hwtimer_event ev;
+	struct view v;
 	uint64_t id;
 	int r;
 
@@ -425,12 +533,15 @@ static void t_cancel_after(void)
 		goto out;
 	if (!ok(due_within(h, WAIT_NS / MS), "never fired"))
 		goto out;
-	/* Stats may take the record off the rings: it still waits for us. */
-	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
-	ok(!r && st.ctx_fired == 1 && st.ctx_read + st.ctx_queued == 1,
-	   "stats %d: fired %" PRIu64 " read %" PRIu64 " queued %" PRIu64, r,
-	   (uint64_t)st.ctx_fired, (uint64_t)st.ctx_read,
-	   (uint64_t)st.ctx_queued);
+	/*
+	 * Stats may take the record off the rings: it still waits for us,
+	 * in the library (stashed) or in the kernel.
+	 */
+	if (stats_view(h, CLOCK_MONOTONIC, &st, &ls, &v))
+		ok(st.ctx_fired == 1 && v.fired == 1 && v.read + v.queued == 1,
+		   "stats: fired %" PRIu64 " read %" PRIu64 " queued %" PRIu64
+		   " stashed %" PRIu64, (uint64_t)st.ctx_fired, v.read,
+		   v.queued, ls.stashed);
 	r = hwtimer_cancel(h, id);
 	ok(r == HWTIMER_RESULT_FIRED, "cancel of a fired one-shot: %d", r);
 	r = hwtimer_modify(h, id, 10 * MS, 0);
@@ -915,8 +1026,9 @@ static void t_realtime_stats(void)
 {
 	struct hwtimer *h = ctx_open(0);
 	struct hwtimer_stats_req st;
+	struct hwtimer_lib_stats ls;
+	struct view v;
 	uint64_t a, b;
-	int r;
 
 	if (!h)
 		return;
@@ -928,15 +1040,16 @@ static void t_realtime_stats(void)
 		!hwtimer_arm(h, CLOCK_REALTIME, 3600000 * MS, 0, 0, 2, &b),
 		"arm"))
 		goto out;
-	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
-	ok(!r && st.clock == CLOCK_REALTIME, "stats: %d clock %u", r, st.clock);
-	ok(st.ctx_armed == 2 && st.ctx_pending == 2 && st.ctx_live == 2 &&
+	/* The rings refuse CLOCK_REALTIME: the kernel counts it all. */
+	if (!stats_view(h, CLOCK_REALTIME, &st, &ls, &v))
+		goto out;
+	ok(st.clock == CLOCK_REALTIME, "stats: clock %u", st.clock);
+	ok(st.ctx_armed == 2 && st.ctx_pending == 2 && v.live == 2 &&
 	   !st.ctx_fired && st.ctx_max_pending > 0 &&
 	   st.tick_ns == hwtimer_tick_ns(h), "armed %" PRIu64 " pending %"
 	   PRIu64 " live %" PRIu64 " fired %" PRIu64 " tick %" PRIu64,
-	   (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending,
-	   (uint64_t)st.ctx_live, (uint64_t)st.ctx_fired,
-	   (uint64_t)st.tick_ns);
+	   (uint64_t)st.ctx_armed, (uint64_t)st.ctx_pending, v.live,
+	   (uint64_t)st.ctx_fired, (uint64_t)st.tick_ns);
 	if (on_device(h))
 		ok(st.armed >= 1 && st.pending >= 1, "realtime wheel: armed %"
 		   PRIu64 " pending %" PRIu64, (uint64_t)st.armed,
@@ -946,10 +1059,11 @@ static void t_realtime_stats(void)
 		   "timerfd wheel counters not 0");
 	ok(hwtimer_cancel(h, a) == HWTIMER_RESULT_CANCELLED &&
 	   hwtimer_cancel(h, b) == HWTIMER_RESULT_CANCELLED, "cancel");
-	r = hwtimer_stats(h, CLOCK_REALTIME, &st);
-	ok(!r && !st.ctx_pending && st.ctx_cancelled == 2,
-	   "after cancel: %d pending %" PRIu64 " cancelled %" PRIu64, r,
-	   (uint64_t)st.ctx_pending, (uint64_t)st.ctx_cancelled);
+	if (stats_view(h, CLOCK_REALTIME, &st, &ls, &v))
+		ok(!st.ctx_pending && st.ctx_cancelled == 2 && !v.live,
+		   "after cancel: pending %" PRIu64 " cancelled %" PRIu64
+		   " live %" PRIu64, (uint64_t)st.ctx_pending,
+		   (uint64_t)st.ctx_cancelled, v.live);
 out:
 	hwtimer_close(h);
 }
@@ -1601,14 +1715,19 @@ static void t_rings_or_batch(void)
  * drain that takes the cancel usually comes at the next tick start, after
  * the expiry.
  * Nothing is read. Until two cancels raced (the kernel's own STATS on the
- * fd tell how many) or WAIT_NS passed; hwtimer_stats() must then still
- * equal the answers. Skipped when no cancel raced.
+ * fd tell how many) or WAIT_NS passed. Then hwtimer_stats() must be the
+ * kernel's counters as they are (a raced cancel fired there, and is not
+ * cancelled), the library must count each raced cancel and its dropped
+ * expiry and no take-back (the kernel took every arm first), and the two
+ * must add up to the answers. Skipped when no cancel raced.
  */
 static void t_stats_after_race(void)
 {
 	enum { TRIES = 1000, RACES = 2 };
 	struct hwtimer *h = ctx_open(0);
 	struct hwtimer_stats_req st, kst;
+	struct hwtimer_lib_stats ls;
+	struct view v;
 	uint64_t tick, id, dl, armed = 0, cancelled = 0, fired = 0;
 	uint64_t until = now_ns(CLOCK_MONOTONIC) + WAIT_NS;
 	int i, r;
@@ -1657,15 +1776,23 @@ static void t_stats_after_race(void)
 	while (!ioctl(hwtimer_fd(h), HWTIMER_IOC_STATS, &kst) &&
 	       kst.ctx_pending && now_ns(CLOCK_MONOTONIC) < until)
 		sleep_ms(1);
-	r = hwtimer_stats(h, CLOCK_MONOTONIC, &st);
-	ok(!r && st.ctx_armed == armed && st.ctx_cancelled == cancelled &&
-	   st.ctx_fired == fired && !st.ctx_pending,
-	   "stats %d: armed %" PRIu64 " cancelled %" PRIu64 " fired %" PRIu64
-	   " pending %" PRIu64 "; answered %" PRIu64 " %" PRIu64 " %" PRIu64
-	   "; the kernel counted %" PRIu64 " cancels", r,
-	   (uint64_t)st.ctx_armed, (uint64_t)st.ctx_cancelled,
-	   (uint64_t)st.ctx_fired, (uint64_t)st.ctx_pending, armed, cancelled,
-	   fired, (uint64_t)kst.ctx_cancelled);
+	if (!stats_view(h, CLOCK_MONOTONIC, &st, &ls, &v))
+		goto out;
+	kernel_as_is(h, &st);
+	ok(v.armed == armed && v.cancelled == cancelled && v.fired == fired &&
+	   !st.ctx_pending,
+	   "stats: armed %" PRIu64 " cancelled %" PRIu64 " fired %" PRIu64
+	   " pending %" PRIu64 "; answered %" PRIu64 " %" PRIu64 " %" PRIu64,
+	   v.armed, v.cancelled, v.fired, (uint64_t)st.ctx_pending, armed,
+	   cancelled, fired);
+	ok(st.ctx_armed == armed && !ls.taken_back &&
+	   ls.cancel_raced == cancelled - st.ctx_cancelled &&
+	   ls.dropped == ls.cancel_raced && !ls.rearmed && !ls.refused,
+	   "kernel armed %" PRIu64 " cancelled %" PRIu64 " fired %" PRIu64
+	   "; library taken back %" PRIu64 " raced %" PRIu64 " dropped %"
+	   PRIu64, (uint64_t)st.ctx_armed, (uint64_t)st.ctx_cancelled,
+	   (uint64_t)st.ctx_fired, ls.taken_back, ls.cancel_raced,
+	   ls.dropped);
 	printf("# %d tries, %" PRIu64 " cancels raced their expiry\n",
 	       i < TRIES ? i + 1 : i, cancelled - (uint64_t)kst.ctx_cancelled);
 	if (!failed_check && cancelled == kst.ctx_cancelled)
@@ -1741,7 +1868,7 @@ static const struct {
 	{ t_fork, "fork: shared on the device, copied on timerfd" },
 	{ t_ids_after_close, "ids of a closed context and stale ids: -ENOENT" },
 	{ t_rings_or_batch, "5000 arms and cancels, with the rings and without" },
-	{ t_stats_after_race, "stats count a cancel whose timeout fired in the kernel" },
+	{ t_stats_after_race, "stats: a cancel whose timeout fired in the kernel" },
 };
 
 static int parse_backend(const char *s)

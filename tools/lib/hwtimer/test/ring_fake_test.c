@@ -15,11 +15,14 @@
  * nothing, takes the records waiting), and one of those records can be
  * the timeout's own expiry. The answer must then be FIRED, and the
  * expiry must reach the caller once; with no expiry, CANCELLED or
- * MODIFIED, and none. And hwtimer_stats(), whose flush makes the kernel
- * drain: a cancel answered CANCELLED whose timeout fired first counts as
- * cancelled, an expiry the flush took waits as queued until handed out.
- * And retraction: cancels before a drain take their ARMs back out of the
- * ring, against a drain that read the tail before, or claimed it.
+ * MODIFIED, and none. And the counters, after hwtimer_stats(), whose
+ * flush makes the kernel drain: its ctx_* are the stand-in's own, as they
+ * are, and hwtimer_lib_stats() counts exactly what the library did on its
+ * own: a cancel answered CANCELLED whose timeout fired first, the expiry
+ * it dropped, an expiry the flush took and holds until handed out, the
+ * arms taken back, the arm made again for a modify that came after the
+ * expiry. And retraction: cancels before a drain take their ARMs back out
+ * of the ring, against a drain that read the tail before, or claimed it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -170,68 +173,130 @@ static const char *modify_full(struct hwtimer *h, uint64_t a, uint64_t b)
 	return full_ring(h, a, b, false, false);
 }
 
+/* Slots the stand-in has armed: its ctx_pending. */
+static uint64_t fake_pending(void)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < fk.setup.slots; i++)
+		n += fk.slots[i].armed;
+	return n;
+}
+
 /*
- * Compare the context's counters in @st with the expected @armed,
- * @cancelled, @fired, @read, @queued, @pending. Return: 0, or a message.
+ * hwtimer_stats() gives the kernel's counters as the stand-in keeps them,
+ * not adjusted for what the library did: a context with rings alone reads
+ * nothing and queues nothing for read(), and every slot is live.
  */
-static const char *counts(const struct hwtimer_stats_req *st, uint64_t armed,
-			  uint64_t cancelled, uint64_t fired, uint64_t read,
-			  uint64_t queued, uint64_t pending)
+static const char *kernel_counts(const struct hwtimer_stats_req *st)
 {
 	static char why[200];
 
-	if (st->ctx_armed == armed && st->ctx_cancelled == cancelled &&
-	    st->ctx_fired == fired && st->ctx_read == read &&
-	    st->ctx_queued == queued && st->ctx_pending == pending &&
-	    st->ctx_live == pending + queued)
+	if (st->ctx_armed == fk.ctx_armed &&
+	    st->ctx_cancelled == fk.ctx_cancelled &&
+	    st->ctx_fired == fk.ctx_fired && !st->ctx_read &&
+	    !st->ctx_queued && st->ctx_pending == fake_pending() &&
+	    st->ctx_live == fk.setup.slots)
 		return NULL;
-	snprintf(why, sizeof(why), "armed %llu cancelled %llu fired %llu read %llu queued %llu pending %llu live %llu",
+	snprintf(why, sizeof(why), "kernel armed %llu cancelled %llu fired %llu read %llu queued %llu pending %llu live %llu; the stand-in's %llu %llu %llu 0 0 %llu %u",
 		 (unsigned long long)st->ctx_armed,
 		 (unsigned long long)st->ctx_cancelled,
 		 (unsigned long long)st->ctx_fired,
 		 (unsigned long long)st->ctx_read,
 		 (unsigned long long)st->ctx_queued,
 		 (unsigned long long)st->ctx_pending,
-		 (unsigned long long)st->ctx_live);
+		 (unsigned long long)st->ctx_live,
+		 (unsigned long long)fk.ctx_armed,
+		 (unsigned long long)fk.ctx_cancelled,
+		 (unsigned long long)fk.ctx_fired,
+		 (unsigned long long)fake_pending(), fk.setup.slots);
+	return why;
+}
+
+/* Whether the library's counts @got are @want; a message if not. */
+static const char *lib_counts(const struct hwtimer_lib_stats *got,
+			      const struct hwtimer_lib_stats *want)
+{
+	static char why[300];
+
+	if (!memcmp(got, want, sizeof(*got)))
+		return NULL;
+	snprintf(why, sizeof(why), "library slots %llu live %llu stashed %llu taken_back %llu cancel_raced %llu rearmed %llu refused %llu lost %llu dropped %llu dropped_read %llu ring_read %llu",
+		 (unsigned long long)got->ring_slots,
+		 (unsigned long long)got->ring_live,
+		 (unsigned long long)got->stashed,
+		 (unsigned long long)got->taken_back,
+		 (unsigned long long)got->cancel_raced,
+		 (unsigned long long)got->rearmed,
+		 (unsigned long long)got->refused,
+		 (unsigned long long)got->lost,
+		 (unsigned long long)got->dropped,
+		 (unsigned long long)got->dropped_read,
+		 (unsigned long long)got->ring_read);
 	return why;
 }
 
 /*
+ * hwtimer_stats(), then hwtimer_lib_stats(): the kernel's ctx_armed,
+ * ctx_cancelled and ctx_fired must be @armed, @cancelled and @fired, and
+ * all of them as the stand-in keeps them; the library's counts @want,
+ * with the rings' slots. Return: 0, or a message.
+ */
+static const char *stats_are(struct hwtimer *h, uint64_t armed,
+			     uint64_t cancelled, uint64_t fired,
+			     struct hwtimer_lib_stats want)
+{
+	struct hwtimer_stats_req st;
+	struct hwtimer_lib_stats got;
+	const char *why;
+
+	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
+		return "hwtimer_stats() failed";
+	why = kernel_counts(&st);
+	if (why)
+		return why;
+	if (st.ctx_armed != armed || st.ctx_cancelled != cancelled ||
+	    st.ctx_fired != fired)
+		return "the kernel's arms, cancels or expiries are not as made";
+	if (hwtimer_lib_stats(h, &got, sizeof(got)))
+		return "hwtimer_lib_stats() failed";
+	want.ring_slots = fk.setup.slots;
+	return lib_counts(&got, &want);
+}
+
+/*
  * A cancel the library answered CANCELLED, whose timeout the kernel fired
- * before it took the CANCEL: hwtimer_stats() counts it cancelled and not
- * fired, and the expiry never reaches the caller.
+ * before it took the CANCEL: the kernel counts it fired, not cancelled;
+ * the library counts the raced cancel and the expiry it dropped, which
+ * never reaches the caller.
  */
 static const char *stats_cancel_raced(struct hwtimer *h, uint64_t a,
 				      uint64_t b)
 {
-	struct hwtimer_stats_req st;
 	const char *why;
 
 	fake_fire(a);
 	if (hwtimer_cancel(h, a) != HWTIMER_RESULT_CANCELLED)
 		return "the cancel did not answer CANCELLED";
-	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		return "hwtimer_stats() failed";
-	if (fk.ctx_fired != 1)
-		return "the stand-in did not fire the timeout";
-	why = counts(&st, 2, 1, 0, 0, 0, 1);
+	why = stats_are(h, 2, 0, 1, (struct hwtimer_lib_stats){
+		.ring_live = 1, .cancel_raced = 1, .dropped = 1 });
 	return why ? why : expiries(h, 0);
 }
 
 /*
  * An expiry that hwtimer_stats() took off the completion ring waits in the
- * library: fired and queued, not read; a cancel says FIRED; handed out, it
- * is read, and the id unknown.
+ * library: the kernel counts it fired, the library holds it, its slot
+ * live; a cancel says FIRED; handed out, the library counts it taken from
+ * the completion ring, and the id is unknown.
  */
 static const char *stats_stashed(struct hwtimer *h, uint64_t a, uint64_t b)
 {
-	struct hwtimer_stats_req st;
 	const char *why;
 
 	fake_fire(a);
-	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		return "hwtimer_stats() failed";
-	why = counts(&st, 2, 0, 1, 0, 1, 1);
+	why = stats_are(h, 2, 0, 1, (struct hwtimer_lib_stats){
+		.ring_live = 2, .stashed = 1 });
 	if (why)
 		return why;
 	if (hwtimer_cancel(h, a) != HWTIMER_RESULT_FIRED)
@@ -239,14 +304,40 @@ static const char *stats_stashed(struct hwtimer *h, uint64_t a, uint64_t b)
 	why = expiries(h, a);
 	if (why)
 		return why;
-	if (hwtimer_stats(h, CLOCK_MONOTONIC, &st))
-		return "hwtimer_stats() failed";
-	why = counts(&st, 2, 0, 1, 1, 0, 1);
+	why = stats_are(h, 2, 0, 1, (struct hwtimer_lib_stats){
+		.ring_live = 1, .ring_read = 1 });
 	if (why)
 		return why;
 	if (hwtimer_cancel(h, a) != -ENOENT)
 		return "a cancel after the expiry was handed out did not say ENOENT";
 	return NULL;
+}
+
+/*
+ * A modify the library answered MODIFIED, whose timeout the kernel fired
+ * before it took the MODIFY: the library drops the expiry and arms the
+ * slot again for the new deadline, which the kernel counts as an arm and
+ * the library as one made again; the timeout stays pending for the
+ * caller, and its cancel cancels it in the kernel.
+ */
+static const char *stats_modify_raced(struct hwtimer *h, uint64_t a,
+				      uint64_t b)
+{
+	const char *why;
+
+	fake_fire(a);
+	if (hwtimer_modify(h, a, 2 * FAR_NS, 0) != HWTIMER_RESULT_MODIFIED)
+		return "the modify did not answer MODIFIED";
+	why = stats_are(h, 3, 0, 1, (struct hwtimer_lib_stats){
+		.ring_live = 2, .rearmed = 1, .dropped = 1 });
+	if (!why)
+		why = expiries(h, 0);
+	if (!why && hwtimer_cancel(h, a) != HWTIMER_RESULT_CANCELLED)
+		why = "the cancel of the modified timeout did not say CANCELLED";
+	if (!why)
+		why = stats_are(h, 3, 1, 1, (struct hwtimer_lib_stats){
+			.ring_live = 1, .rearmed = 1, .dropped = 1 });
+	return why;
 }
 
 /* ENTER: entries the stand-in's drain consumed, or -1. */
@@ -430,6 +521,57 @@ static const char *submit_take_back(struct hwtimer *h, uint64_t a, uint64_t b)
 }
 
 /*
+ * Timeouts cancelled before a drain, by single calls and in a submit, are
+ * taken back: the kernel counts none of them, the library each; a cancel
+ * of an ARM the kernel took goes to the kernel, and is its count alone.
+ */
+static const char *stats_taken_back(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	uint64_t ids[4];
+	const char *why;
+
+	why = arm_cancel(h, ids, 3);
+	if (!why)
+		why = submit_arms(h, ids, 4);
+	if (!why)
+		why = submit_cancels(h, ids, 4, HWTIMER_RESULT_CANCELLED);
+	if (!why)
+		why = stats_are(h, 2, 0, 0, (struct hwtimer_lib_stats){
+			.ring_live = 2, .taken_back = 7 });
+	if (!why && hwtimer_cancel(h, a) != HWTIMER_RESULT_CANCELLED)
+		why = "the cancel of A did not say CANCELLED";
+	if (!why)
+		why = stats_are(h, 2, 1, 0, (struct hwtimer_lib_stats){
+			.ring_live = 1, .taken_back = 7 });
+	return why ? why : expiries(h, 0);
+}
+
+/*
+ * hwtimer_lib_stats() refuses a size below its first struct's; a larger
+ * struct, of a newer header, gets the fields it does not know as 0.
+ */
+static const char *lib_stats_size(struct hwtimer *h, uint64_t a, uint64_t b)
+{
+	struct {
+		struct hwtimer_lib_stats st;
+		uint64_t newer[2];
+	} big;
+
+	if (hwtimer_lib_stats(h, &big.st, HWTIMER_LIB_STATS_SIZE_VER0 - 8) !=
+	    -EINVAL)
+		return "a size below the first struct's was not refused";
+	memset(&big, 0xff, sizeof(big));
+	if (hwtimer_lib_stats(h, &big.st, sizeof(big)))
+		return "a larger struct was refused";
+	if (big.newer[0] || big.newer[1])
+		return "fields past the library's struct are not 0";
+	if (big.st.ring_slots != fk.setup.slots || big.st.ring_live != 2 ||
+	    big.st.taken_back || big.st.ring_read)
+		return "the counts of a larger struct are wrong";
+	return NULL;
+}
+
+/*
  * A submit whose cancels find some ARMs claimed by a drain: those go as
  * CANCELs and the kernel cancels them, the others are taken back.
  */
@@ -583,6 +725,9 @@ int main(void)
 		{ modify_full, true, "modify, full ring, no expiry: MODIFIED, nothing comes" },
 		{ stats_cancel_raced, false, "stats: a CANCELLED cancel the kernel found fired" },
 		{ stats_stashed, false, "stats: expiry the flush stashed, then cancel: FIRED" },
+		{ stats_modify_raced, false, "stats: a MODIFIED modify the kernel found fired" },
+		{ stats_taken_back, false, "stats: take-backs are the library's count alone" },
+		{ lib_stats_size, false, "hwtimer_lib_stats: too small refused, larger zeroed" },
 		{ retract, false, "arms cancelled before a drain are retracted, NOPs with them" },
 		{ retract_raced, false, "a drain that read the tail before a retraction" },
 		{ retract_claimed, false, "cancel of an ARM a drain claimed: armed, cancelled" },

@@ -43,6 +43,19 @@
  * arms; without a set it expires as any timeout. Both backends have it;
  * the device needs %HWTIMER_FEATURE_CANCEL_ON_SET (-EINVAL without).
  *
+ * Answers and counters. On the device, results and counters come from
+ * the kernel, with one exception, the timer rings (hwtimer_open()): there
+ * the library owns the slots, so it answers arm, cancel and modify of a
+ * ring timeout itself, at once, as the device would at that moment, and
+ * keeps that answer (an expiry the kernel makes after CANCELLED, or
+ * before the deadline MODIFIED gave, never reaches the caller). A cancel
+ * before any drain of the kernel saw the arm takes the arm back from the
+ * ring: the kernel never hears of that timeout. hwtimer_stats() gives the kernel's
+ * counters as the kernel reports them; what the library did on its own
+ * is counted apart, by hwtimer_lib_stats(). The timerfd backend has no
+ * kernel: its answers and counters are the library's, as the device's
+ * would be.
+ *
  * Errors: functions return 0 (or a count) on success and a negative errno
  * on failure, as liburing does; errno is not set, except by hwtimer_open().
  *
@@ -54,6 +67,7 @@
 #define HWTIMER_HWTIMER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/hwtimer.h>
@@ -194,16 +208,102 @@ void hwtimer_get_api(const struct hwtimer *h, struct hwtimer_api *api);
  *	%HWTIMER_FEATURE_REALTIME): the wheel to read
  * @st: where to store them (struct hwtimer_stats_req of <linux/hwtimer.h>)
  *
- * On the device, HWTIMER_IOC_STATS: the ctx_* counters are the context's
- * (shared with other processes that have it), the rest are the wheel's,
- * for all users. The timerfd backend has no wheel: it gives the same
- * ctx_* counters, counted by the library for this context in this
+ * On the device, HWTIMER_IOC_STATS, as the kernel answers it: the ctx_*
+ * counters are the context's (shared with other processes that have it),
+ * the rest are the wheel's, for all users. On the timer rings the kernel
+ * is first made to consume every entry written (HWTIMER_IOC_ENTER) and
+ * the completions it made are taken (expiries taken meanwhile wait for
+ * hwtimer_peek()), so the counters cover every operation made so far;
+ * they are not adjusted: a timeout whose arm the library took back is in
+ * none of them, every ring slot is in ctx_live, and records of the
+ * completion ring are not in ctx_read (see hwtimer_lib_stats()). The
+ * timerfd backend, which has no kernel, stands in for it: it gives the
+ * same ctx_* counters, counted by the library for this context in this
  * process (since fork() too: a child counts on from the parent's), and
  * @st->tick_ns; the wheel's counters and histogram are 0.
  * Return: 0; -EINVAL for another clock, or CLOCK_REALTIME without
  * %HWTIMER_FEATURE_REALTIME.
  */
 int hwtimer_stats(struct hwtimer *h, int clock, struct hwtimer_stats_req *st);
+
+/**
+ * struct hwtimer_lib_stats - what the library did on its own for a context
+ * @ring_slots: slots of the timer rings, 0 without them; the kernel
+ *	charges every one to the context at setup, so its ctx_live counts
+ *	them all, busy or not
+ * @ring_live: slots serving a timeout: pending, or its last record not
+ *	yet handed out
+ * @stashed: records the library took off the completion ring (to make
+ *	room, or in hwtimer_stats()) and holds for hwtimer_peek(); the
+ *	kernel's ctx_queued counts only records waiting for read()
+ * @taken_back: ring timeouts cancelled by taking their arm back before
+ *	the kernel armed them; each was answered CANCELLED and is in
+ *	neither the kernel's ctx_armed nor its ctx_cancelled
+ * @cancel_raced: ring cancels answered CANCELLED whose entry the kernel
+ *	answered otherwise: the timeout fired first (its expiry is then
+ *	dropped) or the kernel had refused its arm; not in ctx_cancelled
+ * @rearmed: arms the library wrote again for a ring timeout that fired
+ *	before the kernel took its modify: in ctx_armed, one arm of the
+ *	caller's
+ * @refused: ring arms the kernel refused after the library answered 0
+ *	(the wheel's limit): not in ctx_armed; with @rearmed refused too
+ * @lost: ring timeouts answered for (arm, MODIFIED) that will never
+ *	expire: the kernel refused their arm or modify, or an arm again
+ *	could not be written
+ * @dropped: expiries the kernel made (in ctx_fired) that the library
+ *	kept from the caller: of a timeout answered CANCELLED, before the
+ *	deadline a modify gave, or a record the library had no memory for
+ * @dropped_read: of @dropped, those that read() gave (in ctx_read)
+ * @ring_read: records of the completion ring the context took for the
+ *	caller; the kernel's ctx_read counts read() alone
+ *
+ * Counts of this process, since the context was opened (a child of fork()
+ * starts from its parent's). Once the kernel has consumed every entry and
+ * every record was taken, the kernel's counters of hwtimer_stats() and
+ * these give the caller's own count of its calls exactly:
+ *
+ *	arms answered 0		ctx_armed + taken_back + refused - rearmed
+ *	cancels answered	ctx_cancelled + taken_back + cancel_raced
+ *	  CANCELLED
+ *	expiries		ctx_fired - dropped
+ *	records taken		ctx_read - dropped_read + ring_read
+ *	records waiting		ctx_queued + stashed
+ *	live timeouts		ctx_live - ring_slots + ring_live
+ *
+ * Off the rings (BATCH, the timerfd backend) every count is 0.
+ */
+struct hwtimer_lib_stats {
+	uint64_t ring_slots;
+	uint64_t ring_live;
+	uint64_t stashed;
+	uint64_t taken_back;
+	uint64_t cancel_raced;
+	uint64_t rearmed;
+	uint64_t refused;
+	uint64_t lost;
+	uint64_t dropped;
+	uint64_t dropped_read;
+	uint64_t ring_read;
+};
+
+/* Size of the first struct hwtimer_lib_stats: later ones only grow. */
+#define HWTIMER_LIB_STATS_SIZE_VER0	88
+
+/**
+ * hwtimer_lib_stats() - the library's own counters of @h
+ * @h: the context
+ * @st: where to store them
+ * @size: sizeof(*@st), as the caller was built
+ *
+ * Makes no system call: the counts are as of the library's last look at
+ * the rings; right after hwtimer_stats(), which takes every completion,
+ * they go with its counters. A @size larger than the library's struct
+ * gets the fields it does not know as 0; a smaller one, from a program
+ * built against an older header, gets the fields it knows.
+ * Return: 0; -EINVAL if @size is below %HWTIMER_LIB_STATS_SIZE_VER0.
+ */
+int hwtimer_lib_stats(struct hwtimer *h, struct hwtimer_lib_stats *st,
+		      size_t size);
 
 /**
  * hwtimer_fd() - a file descriptor that polls readable when expiries wait
