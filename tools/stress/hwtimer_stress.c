@@ -700,10 +700,28 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/*
+ * The context's counters as the calls made count them: on the library,
+ * the kernel's (hwtimer_stats()) with what the library did on its own on
+ * the timer rings (hwtimer_lib_stats()), added up as <hwtimer/hwtimer.h>
+ * says.
+ */
 static int get_stats(struct group *g, struct hwtimer_stats_req *st)
 {
-	if (g->h)
-		return hwtimer_stats(g->h, CLOCK_MONOTONIC, st);
+	struct hwtimer_lib_stats ls;
+
+	if (g->h) {
+		if (hwtimer_stats(g->h, CLOCK_MONOTONIC, st) ||
+		    hwtimer_lib_stats(g->h, &ls, sizeof(ls)))
+			return -1;
+		st->ctx_armed += ls.taken_back + ls.refused - ls.rearmed;
+		st->ctx_cancelled += ls.taken_back + ls.cancel_raced;
+		st->ctx_fired -= ls.dropped;
+		st->ctx_read += ls.ring_read - ls.dropped_read;
+		st->ctx_queued += ls.stashed;
+		st->ctx_live += ls.ring_live - ls.ring_slots;
+		return 0;
+	}
 	memset(st, 0, sizeof(*st));
 	st->clock = CLOCK_MONOTONIC;
 	return ioctl(g->fd, HWTIMER_IOC_STATS, st);
