@@ -1505,8 +1505,10 @@ out:
 
 /*
  * The eventfd becomes readable with no call on the context, and the
- * expiries are there to take then. The device adds 1 per expiry; the
- * timerfd backend at least once for those due together (documented).
+ * expiries are there to take then. The device signals each wake-up of
+ * the context and each call that serves expiries, so one signal may
+ * cover both expiries (a wake-up that ran late); the timerfd backend
+ * signals at least once for those due together (documented).
  * After -1 it stays quiet; a bad fd or a pipe is refused.
  */
 static void t_eventfd(void)
@@ -1540,8 +1542,7 @@ static void t_eventfd(void)
 			got++;
 	}
 	ok(got == 2, "%d expiries", got);
-	if (on_device(h))
-		ok(cnt == 2, "device: eventfd counted %" PRIu64, cnt);
+	ok(cnt >= 1, "eventfd counted %" PRIu64, cnt);
 	ok(poll(&p, 1, 100) == 0, "readable after all were taken");
 	ok(hwtimer_set_eventfd(h, -1) == 0, "set_eventfd -1");
 	ok(!hwtimer_arm(h, CLOCK_MONOTONIC, 10 * MS, 0, 0, 3, NULL), "arm 3");
