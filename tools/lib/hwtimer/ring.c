@@ -139,9 +139,8 @@ struct hwt_slot {
  * @stash_head: next record of @stash to hand out
  * @stash_len: records in @stash
  * @stash_size: room in @stash
- * @taken_back, @cancel_raced, @rearmed, @refused, @lost, @dropped,
- *	@dropped_read, @ring_read: the library's own counts, as struct
- *	hwtimer_lib_stats has them
+ * @own: the library's own counts (all but the first three fields, which
+ *	hwtimer__ring_lib_stats() fills in)
  * @unkicked: entries were written since hwtimer__ring_kick() last made
  *	sure the kernel drains them
  * @retract: the kernel lets the sq tail move back (HWTIMER_RING_F_RETRACT)
@@ -172,14 +171,7 @@ struct hwt_ring {
 	unsigned int stash_head;
 	unsigned int stash_len;
 	unsigned int stash_size;
-	uint64_t taken_back;
-	uint64_t cancel_raced;
-	uint64_t rearmed;
-	uint64_t refused;
-	uint64_t lost;
-	uint64_t dropped;
-	uint64_t dropped_read;
-	uint64_t ring_read;
+	struct hwtimer_lib_stats own;
 	uint64_t now;
 	uint32_t sq_head_seen;
 	bool unkicked;
@@ -405,13 +397,13 @@ static void count_completion(struct hwt_ring *r, const struct hwt_slot *s,
 	bool cur = ev->cookie == s->id && s->state != SLOT_FREE;
 
 	if (op == HWTIMER_SQE_ARM && ev->res < 0)
-		r->refused++;
+		r->own.refused++;
 	if (op != HWTIMER_SQE_CANCEL || ev->res == HWTIMER_RESULT_CANCELLED)
 		return;
 	if (cur && s->maybe_nop && ev->res == HWTIMER_RESULT_NOT_PENDING)
-		r->taken_back++;
+		r->own.taken_back++;
 	else
-		r->cancel_raced++;
+		r->own.cancel_raced++;
 }
 
 /*
@@ -433,7 +425,7 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 		s->maybe_nop = false;	/* the kernel copied the ARM */
 	if (ev->res < 0 && s->state == SLOT_ACTIVE) {
 		/* An arm or a modify the wheel refused: the timeout is gone. */
-		r->lost++;
+		r->own.lost++;
 		s->state = SLOT_DRAINING;
 		idle = idle || (op == HWTIMER_SQE_ARM && ev->res != -EBUSY);
 	}
@@ -446,9 +438,9 @@ static void take_completion(struct hwtimer *h, const struct hwtimer_event *ev)
 /* The library drops an expiry the kernel counted (and read() read). */
 static bool drop_expiry(struct hwt_ring *r, bool from_read)
 {
-	r->dropped++;
+	r->own.dropped++;
 	if (from_read)
-		r->dropped_read++;
+		r->own.dropped_read++;
 	return false;
 }
 
@@ -489,7 +481,7 @@ static bool take_expiry(struct hwtimer *h, struct hwtimer_event *ev,
 	}
 	/* Taken for the caller when handed out, if from the stash. */
 	if (!from_read && !stash)
-		r->ring_read++;
+		r->own.ring_read++;
 	ev->id = s->id;
 	ev->cookie = s->user_data;
 	ev->flags &= ~HWTIMER_EVENT_RING;
@@ -581,7 +573,7 @@ static int stash_take(struct hwtimer *h, struct hwtimer_event *ev)
 	if (!stash_push(r, ev))
 		return 0;
 	stash_handed(r, ev);
-	r->dropped++;
+	r->own.dropped++;
 	return -ENOMEM;
 }
 
@@ -637,7 +629,7 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 
 	while (n < max && r->stash_head < r->stash_len) {
 		evs[n] = r->stash[r->stash_head++];
-		r->ring_read++;
+		r->own.ring_read++;
 		stash_handed(r, &evs[n++]);
 	}
 	while (ring_mine(r) && n < max) {
@@ -776,11 +768,11 @@ static void slot_arm_again(struct hwtimer *h, uint32_t i)
 	if (ring_mine(h->ring) &&
 	    !sq_push(h, HWTIMER_SQE_ARM, i, s->deadline, s->id)) {
 		/* The caller armed once; the kernel counts this arm too. */
-		h->ring->rearmed++;
+		h->ring->own.rearmed++;
 		return;
 	}
 	/* The kernel's slot is idle (its last record came): the timeout is gone. */
-	h->ring->lost++;
+	h->ring->own.lost++;
 	slot_free(h->ring, i);
 }
 
@@ -988,7 +980,7 @@ static __always_inline bool takeback_done(struct hwt_ring *r, uint32_t i,
 		s->maybe_nop = true;
 		return false;
 	}
-	r->taken_back++;
+	r->own.taken_back++;
 	slot_free(r, i);
 	return true;
 }
@@ -1362,20 +1354,13 @@ void hwtimer__ring_lib_stats(struct hwtimer *h, struct hwtimer_lib_stats *st)
 	struct hwt_ring *r = h->ring;
 	uint32_t i;
 
+	*st = r->own;
 	st->ring_slots = r->setup.slots;
 	/* Live: pending, or its last record not handed out yet. */
 	for (i = 0; i < r->setup.slots; i++)
 		st->ring_live += r->slots[i].state == SLOT_ACTIVE ||
 				 r->slots[i].state == SLOT_STASHED;
 	st->stashed = r->stash_len - r->stash_head;
-	st->taken_back = r->taken_back;
-	st->cancel_raced = r->cancel_raced;
-	st->rearmed = r->rearmed;
-	st->refused = r->refused;
-	st->lost = r->lost;
-	st->dropped = r->dropped;
-	st->dropped_read = r->dropped_read;
-	st->ring_read = r->ring_read;
 }
 
 /*
