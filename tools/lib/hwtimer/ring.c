@@ -707,6 +707,14 @@ static void slots_refill(struct hwtimer *h)
 	cq_take_all(h);
 }
 
+/*
+ * The per-timeout path (below, to ring_cancel_modify()) is
+ * __always_inline: left to gcc, slot_arm(), take_back() and
+ * ring_cancel_modify() stay out of line, and an arm and a cancel take
+ * 14-17% more instructions (make ring-insns: 286 against 334 per timeout
+ * through a 1024-entry submit, 168 against 187 one at a time).
+ */
+
 /* Fill entry @e of the submission ring, in place. */
 static __always_inline void sqe_fill(struct hwtimer_sqe *e, uint32_t op,
 				     uint32_t slot, uint64_t deadline,
