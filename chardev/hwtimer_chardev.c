@@ -1578,6 +1578,9 @@ out_unlock:
  *	it was not yet)
  * @reap: where a timer that dies goes
  *
+ * An expiry that is due is served first, as its wake-up would have: a
+ * periodic timer's record then comes, its last.
+ *
  * Context: caller holds ctx->wqh.lock.
  * Return: 0.
  */
@@ -1585,8 +1588,8 @@ int hwtimer_cdev_cancel_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       u32 *result, struct hwt_timer **reap)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ht->fired ||
-	    (!ht->periodic && q_pending(ht) && expire_if_due(ctx, ht))) {
+	if (ht->fired || (q_pending(ht) && expire_if_due(ctx, ht) &&
+			  !ht->periodic)) {
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
@@ -1619,7 +1622,8 @@ static int do_cancel_locked(struct hwt_ctx *ctx, u64 id, u32 *result,
  *	a one-shot whose deadline came (as for hwtimer_cdev_cancel_locked())
  * @reap: where a timer that dies goes
  *
- * A periodic timer keeps its period, and a record it has queued.
+ * A periodic timer keeps its period, and a record it has queued; an
+ * expiry of it that is due is served first.
  *
  * Context: caller holds ctx->wqh.lock.
  * Return: 0, or an error of hwtimer_cdev_start_locked(), the timer then
@@ -1632,8 +1636,8 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	int r;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (ht->fired ||
-	    (!ht->periodic && q_pending(ht) && expire_if_due(ctx, ht))) {
+	if (ht->fired || (q_pending(ht) && expire_if_due(ctx, ht) &&
+			  !ht->periodic)) {
 		*result = HWTIMER_RESULT_FIRED;
 		return 0;
 	}
