@@ -457,7 +457,8 @@ struct hwtimer_event {
  * Timer rings. A context may set up once a pair of rings shared with the
  * kernel through mmap(): userspace writes entries (struct hwtimer_sqe) into
  * the submission ring and moves its tail; the kernel drains it once a wheel
- * tick, or at once on HWTIMER_IOC_ENTER, and writes records (struct
+ * tick (at most 64 of one user's rings a tick, in turn), or at once on
+ * HWTIMER_IOC_ENTER, and writes records (struct
  * hwtimer_event) into the completion ring: completions of entries, and
  * the expiries of ring timeouts, which the context's wake-up serves there
  * within its user's budget of 256 a tick (shared with the drains), and
