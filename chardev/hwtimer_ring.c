@@ -46,7 +46,7 @@
  * Either the kernel sees the new tail or userspace sees the flag.
  *
  * Expiries of slots go to the completion ring where the context's
- * expiries are served (hwtimer_chardev.c): in its ENTER, read() and
+ * expiries are served (hwtimer_ctx.c): in its ENTER, read() and
  * STATS, or by its queue's wake-up within the user's budget, under the
  * context's lock; when the ring is full they take the record path of
  * every other timeout (the event list, read()) and the header's overflow
@@ -95,7 +95,7 @@
 
 #include "hwtimer.h"
 #include "hwtimer_internal.h"
-#include "hwtimer_chardev.h"
+#include "hwtimer_ctx.h"
 #include "hwtimer_ring.h"
 
 /* Each shared index has a cache line of its own. */
@@ -150,16 +150,10 @@
  * @sq_tail: in @mem: userspace's sq tail
  * @sq_flags: in @mem: %HWTIMER_RING_NEED_WAKEUP, published
  * @sq_dropped: in @mem: @dropped, published
- * @cq_head: in @mem: userspace's cq head
- * @cq_tail: in @mem: the kernel's cq tail, published
- * @cq_overflow: in @mem: @overflow, published
- * @ev_queued: in @mem: the context's records waiting for read(), published
  * @sq_claim: in @mem: the sq tail of the drain under way or last run,
  *	published before it copies entries
  * @sqes: in @mem: the submission ring
- * @cqes: in @mem: the completion ring
  * @sq_entries: size of the submission ring, a power of two
- * @cq_entries: size of the completion ring, a power of two
  * @id_tag: a tag of hwtimer_cdev_tag_alloc(), for userspace's ids
  * @nslots: slots in @slots
  * @slots: the ring timeouts, by index
@@ -169,8 +163,6 @@
  *	with %HWT_RING_DEFERRED, or 0
  * @last: per slot, while a drain pairs entries: its ARM + 1 in @win that
  *	no later entry named the slot after; else 0
- * @cq_reserved: places of the completion ring kept for the drain under
- *	way, which expiries leave alone; under ctx->wqh.lock
  * @drain_mutex: one drain at a time; protects @sq_next, @flags,
  *	@sq_seen, @seen_ns, @dropped, @drain_on and @idle_drains
  * @drains: the periodic drains of the user's rings
@@ -183,9 +175,7 @@
  * @seen_ns: when, on the rings' clock
  * @flags: the kernel's copy of the header flags
  * @dropped: times the sq tail was found impossible and skipped to
- * @cq_next: the kernel's cq tail, under ctx->wqh.lock
- * @overflow: expiries that found the completion ring full, or came past
- *	the user's budget, under ctx->wqh.lock
+ * @cq: the completion ring, in @mem: the context's (hwtimer_ctx.c)
  */
 struct hwt_ring {
 	struct hwt_ctx *ctx;
@@ -197,22 +187,15 @@ struct hwt_ring {
 	u32 *sq_tail;
 	u32 *sq_flags;
 	u32 *sq_dropped;
-	u32 *cq_head;
-	u32 *cq_tail;
-	u32 *cq_overflow;
-	u32 *ev_queued;
 	u32 *sq_claim;
 	struct hwtimer_sqe *sqes;
-	struct hwtimer_event *cqes;
 	u32 sq_entries;
-	u32 cq_entries;
 	u32 id_tag;
 	u32 nslots;
 	struct hwt_ptimer *slots;
 	struct hwtimer_sqe *win;
 	u32 *link;
 	u32 *last;
-	u32 cq_reserved;
 	struct mutex drain_mutex;	/* one drain at a time */
 	struct hwt_drains *drains;
 	struct list_head drain_node;
@@ -223,8 +206,7 @@ struct hwt_ring {
 	u64 seen_ns;
 	u32 flags;
 	u32 dropped;
-	u32 cq_next;
-	u32 overflow;
+	struct hwt_cq cq;
 };
 
 /* Offset of the completion ring: after the submission ring. */
@@ -268,13 +250,13 @@ static void ring_layout(struct hwt_ring *r)
 	r->sq_tail = r->mem + HWT_RING_SQ_TAIL;
 	r->sq_flags = r->mem + HWT_RING_SQ_FLAGS;
 	r->sq_dropped = r->mem + HWT_RING_SQ_DROPPED;
-	r->cq_head = r->mem + HWT_RING_CQ_HEAD;
-	r->cq_tail = r->mem + HWT_RING_CQ_TAIL;
-	r->cq_overflow = r->mem + HWT_RING_CQ_OVERFLOW;
-	r->ev_queued = r->mem + HWT_RING_EV_QUEUED;
+	r->cq.head = r->mem + HWT_RING_CQ_HEAD;
+	r->cq.tail = r->mem + HWT_RING_CQ_TAIL;
+	r->cq.overflow_at = r->mem + HWT_RING_CQ_OVERFLOW;
+	r->cq.ev_queued = r->mem + HWT_RING_EV_QUEUED;
 	r->sq_claim = r->mem + HWT_RING_SQ_CLAIM;
 	r->sqes = r->mem + HWT_RING_SQES;
-	r->cqes = r->mem + cqes_offset(r->sq_entries);
+	r->cq.cqes = r->mem + cqes_offset(r->sq_entries);
 }
 
 /* What setup answers: the size and every offset of the region. */
@@ -343,9 +325,9 @@ static struct hwt_ring *ring_alloc(struct hwt_ctx *ctx,
 	r->clock = req->clock;
 	r->w = hwtimer_cdev_wheel(req->clock);
 	r->sq_entries = req->sq_entries;
-	r->cq_entries = req->cq_entries;
+	r->cq.entries = req->cq_entries;
 	r->nslots = req->slots;
-	r->map_size = map_size(r->sq_entries, r->cq_entries);
+	r->map_size = map_size(r->sq_entries, r->cq.entries);
 	r->slots = kvcalloc(r->nslots, sizeof(*r->slots), GFP_KERNEL_ACCOUNT);
 	r->win = kvcalloc(r->sq_entries, sizeof(*r->win), GFP_KERNEL_ACCOUNT);
 	r->link = kvcalloc(r->sq_entries, sizeof(*r->link), GFP_KERNEL_ACCOUNT);
@@ -439,8 +421,7 @@ static int ring_install(struct hwt_ctx *ctx, struct hwt_ring *r)
 	if (!ctx->ring) {
 		ret = hwtimer_cdev_reserve(ctx, r->nslots);
 		if (!ret) {
-			WRITE_ONCE(*r->ev_queued, min_t(u64, ctx->queued,
-							U32_MAX));
+			hwtimer_cdev_set_cq(ctx, &r->cq);
 			/* Lockless readers (mmap, ENTER) see it set up. */
 			smp_store_release(&ctx->ring, r);
 		}
@@ -527,101 +508,6 @@ int hwtimer_ring_mmap(struct hwt_ctx *ctx, struct vm_area_struct *vma)
 	return 0;
 }
 
-/*
- * Room in the completion ring. The cq head is userspace's: one that is
- * ahead of the tail, or more than the ring's size behind, means full.
- * Caller holds ctx->wqh.lock.
- */
-static u32 cq_space(struct hwt_ring *r)
-{
-	/* Pairs with userspace's release of the records it is done with. */
-	u32 used = r->cq_next - smp_load_acquire(r->cq_head);
-
-	lockdep_assert_held(&r->ctx->wqh.lock);
-	return used > r->cq_entries ? 0 : r->cq_entries - used;
-}
-
-/* Write @ev at the cq tail, which cq_space() found room for. */
-static void cq_push(struct hwt_ring *r, const struct hwtimer_event *ev)
-{
-	lockdep_assert_held(&r->ctx->wqh.lock);
-	memcpy(&r->cqes[r->cq_next & (r->cq_entries - 1)], ev, sizeof(*ev));
-	r->cq_next++;
-	/* The record is written before userspace can see the new tail. */
-	smp_store_release(r->cq_tail, r->cq_next);
-}
-
-/**
- * hwtimer_ring_complete_locked() - the record of a slot's expiry, to the CQ
- * @ctx: the context, which has rings
- * @ht: a linked ring slot, out of its queue, whose expiry is served now;
- *	its expires is the latest deadline the expiry covers
- * @overruns: further expiries it covers
- * @last: the record is the slot's last (%HWTIMER_EVENT_LAST)
- *
- * A full ring counts an overflow and leaves the record to the event list.
- * What becomes of the slot is the caller's business.
- *
- * Context: caller holds ctx->wqh.lock.
- * Return: true if the record went to the completion ring.
- */
-bool hwtimer_ring_complete_locked(struct hwt_ctx *ctx,
-				  const struct hwt_timer *ht, u64 overruns,
-				  bool last)
-{
-	struct hwt_ring *r = ctx->ring;
-	struct hwtimer_event ev = {
-		.id = ht->id,
-		.cookie = ht->cookie,
-		.deadline_ns = hwtimer_cdev_user_time(ctx, ht->clock,
-						      ht->expires),
-		.fire_ns = hwtimer_cdev_user_time(ctx, ht->clock, ht->fire_ns),
-		.overruns = overruns,
-		.clock = ht->clock,
-		.flags = HWTIMER_EVENT_RING | (last ? HWTIMER_EVENT_LAST : 0),
-	};
-
-	lockdep_assert_held(&ctx->wqh.lock);
-	/* The places a drain kept are its own. */
-	if (cq_space(r) <= r->cq_reserved) {
-		r->overflow++;
-		WRITE_ONCE(*r->cq_overflow, r->overflow);
-		return false;
-	}
-	cq_push(r, &ev);
-	return true;
-}
-
-/**
- * hwtimer_ring_queued_locked() - publish the count of records for read()
- * @ctx: the context, whose queued count changed
- *
- * Context: caller holds ctx->wqh.lock.
- */
-void hwtimer_ring_queued_locked(struct hwt_ctx *ctx)
-{
-	struct hwt_ring *r = ctx->ring;
-
-	lockdep_assert_held(&ctx->wqh.lock);
-	if (r)
-		WRITE_ONCE(*r->ev_queued, min_t(u64, ctx->queued, U32_MAX));
-}
-
-/**
- * hwtimer_ring_cq_ready_locked() - do records wait in the completion ring?
- * @ctx: the context
- *
- * Context: caller holds ctx->wqh.lock.
- * Return: true if @ctx has rings and its cq head is not at the tail.
- */
-bool hwtimer_ring_cq_ready_locked(struct hwt_ctx *ctx)
-{
-	struct hwt_ring *r = ctx->ring;
-
-	lockdep_assert_held(&ctx->wqh.lock);
-	return r && READ_ONCE(*r->cq_head) != r->cq_next;
-}
-
 /* Copy entry @idx of the submission ring once, word by word. */
 static void sqe_copy(const struct hwt_ring *r, u32 idx,
 		     struct hwtimer_sqe *sqe)
@@ -678,7 +564,7 @@ static void sqe_complete(struct hwt_ring *r, const struct hwtimer_sqe *sqe,
 
 	if (last)
 		ev.flags |= HWTIMER_EVENT_LAST;
-	cq_push(r, &ev);
+	hwtimer_cdev_cq_push(r->ctx, &ev);
 }
 
 /* The deadline of ARM or MODIFY @sqe on the host's clock. */
@@ -716,7 +602,7 @@ static void sqe_cancel_modify(struct hwt_ring *r,
 	 * A one-shot whose deadline has passed is served first: its record
 	 * leaves the completion ring the place this entry's completion needs.
 	 */
-	r->cq_reserved++;
+	r->cq.reserved++;
 	if (sqe->op == HWTIMER_OP_CANCEL)
 		ret = hwtimer_cdev_cancel_locked(r->ctx, ht, &result, &reap);
 	else
@@ -724,7 +610,7 @@ static void sqe_cancel_modify(struct hwt_ring *r,
 						 sqe_deadline(r, sqe),
 						 HWTIMER_ARM_ABS, &result,
 						 &reap);
-	r->cq_reserved--;
+	r->cq.reserved--;
 	/* Slots are never dead, so never reaped. */
 	WARN_ON_ONCE(reap);
 	/* A slot that fired says its last in its expiry's record. */
@@ -781,8 +667,8 @@ static int sqe_run(struct hwt_ring *r, u32 i)
 	if (!ret && (r->link[i] & HWT_RING_DEFERRED)) {
 		/* Its ARM is the last the slot saw, and kept a place. */
 		r->link[i] = 0;
-		if (r->cq_reserved)
-			r->cq_reserved--;
+		if (r->cq.reserved)
+			r->cq.reserved--;
 		r->ctx->armed++;
 		r->ctx->cancelled++;
 		sqe_complete(r, sqe, HWTIMER_RESULT_CANCELLED, true);
@@ -830,8 +716,8 @@ static void undefer(struct hwt_ring *r, u32 from, u32 n)
 			continue;
 		sqe = &r->win[(r->link[j] & ~HWT_RING_DEFERRED) - 1];
 		r->link[j] = 0;
-		if (r->cq_reserved)
-			r->cq_reserved--;
+		if (r->cq.reserved)
+			r->cq.reserved--;
 		ret = sqe_arm(r, sqe);
 		if (ret)
 			sqe_complete(r, sqe, ret, false);
@@ -857,13 +743,13 @@ static u32 drain_chunk(struct hwt_ring *r, u32 from, u32 to)
 
 	lockdep_assert_held(&r->drain_mutex);
 	spin_lock(&ctx->wqh.lock);
-	cq_was = r->cq_next;
-	for (i = from; i < to && cq_space(r); i++) {
+	cq_was = r->cq.next;
+	for (i = from; i < to && hwtimer_cdev_cq_space(r->ctx); i++) {
 		ret = sqe_run(r, i);
-		if (ret != HWT_RING_DEFER && r->cq_reserved)
-			r->cq_reserved--;
+		if (ret != HWT_RING_DEFER && r->cq.reserved)
+			r->cq.reserved--;
 	}
-	if (r->cq_next != cq_was)
+	if (r->cq.next != cq_was)
 		hwtimer_cdev_wake_pollers(ctx);
 	spin_unlock(&ctx->wqh.lock);
 	return i - from;
@@ -880,8 +766,8 @@ static bool cq_reserve(struct hwt_ring *r, u32 n)
 	bool ok;
 
 	spin_lock(&ctx->wqh.lock);
-	ok = cq_space(r) >= n;
-	r->cq_reserved = ok ? n : 0;
+	ok = hwtimer_cdev_cq_space(r->ctx) >= n;
+	r->cq.reserved = ok ? n : 0;
 	spin_unlock(&ctx->wqh.lock);
 	return ok;
 }
@@ -889,7 +775,7 @@ static bool cq_reserve(struct hwt_ring *r, u32 n)
 static void cq_unreserve(struct hwt_ring *r)
 {
 	spin_lock(&r->ctx->wqh.lock);
-	r->cq_reserved = 0;
+	r->cq.reserved = 0;
 	spin_unlock(&r->ctx->wqh.lock);
 }
 

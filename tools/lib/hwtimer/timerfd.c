@@ -2,7 +2,7 @@
 /*
  * timerfd.c - libhwtimer's backend for when /dev/hwtimer is missing.
  *
- * The same model as the device (chardev/hwtimer_chardev.c) in one
+ * The same model as the device (chardev/hwtimer_ctx.c) in one
  * process: a table of timeouts found by id, a min-heap of deadlines per
  * clock, each heap's earliest deadline on a timerfd of that clock, and a
  * FIFO of timeouts whose record waits to be read. The three timerfds sit

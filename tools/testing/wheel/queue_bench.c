@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * queue_bench - instructions per operation of the queue a /dev/hwtimer
- * context keeps its pending timeouts in (chardev/hwtimer_chardev.c: a
+ * context keeps its pending timeouts in (chardev/hwtimer_ctx.c: a
  * red-black tree ordered by deadline, its earliest node cached), counted
  * by valgrind's callgrind as wheel_bench.c counts the wheel core (see
  * ../Makefile, "make bench-queue").

@@ -1,29 +1,105 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwtimer_chardev.h - what the parts of /dev/hwtimer share: the context,
- * its timers, and the helpers hwtimer_ring.c calls into
- * hwtimer_chardev.c. Not an API; the rules are in hwtimer_chardev.c's
- * header comment.
+ * hwtimer_ctx.h - the context of an open /dev/hwtimer (hwtimer_ctx.c), as
+ * its front-ends use it: the file operations and ioctls
+ * (hwtimer_chardev.c) and the timer rings (hwtimer_ring.c). Not an API;
+ * the rules are in hwtimer_ctx.c's header comment. The context calls
+ * neither front-end.
  */
-#ifndef _HWTIMER_CHARDEV_H
-#define _HWTIMER_CHARDEV_H
+#ifndef _HWTIMER_CTX_H
+#define _HWTIMER_CTX_H
 
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+
+#include <uapi/linux/hwtimer.h>
 
 #include "hwtimer.h"
 #include "hwtimer_ids.h"
 
 struct hwt_ring;
-struct hwt_user;
 struct hwt_ctx;
+struct iov_iter;
 
 /* Queues of a context: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME. */
 #define HWT_QUEUES		3
+
+/**
+ * struct hwt_drains - the periodic drains of one user's timer rings
+ * @lock: protects @rings, @nrings and @on
+ * @rings: the rings whose periodic drain is on, the next to drain first
+ * @nrings: how many
+ * @on: @pass is armed, or its running callback goes on
+ * @pass: a tick apart on the drain wheel while @rings is not empty: drains
+ *	some of them, in turn
+ */
+struct hwt_drains {
+	spinlock_t lock;	/* the list, its count and @on */
+	struct list_head rings;
+	u32 nrings;
+	bool on;
+	struct hwtimer_timeout pass;
+};
+
+/**
+ * struct hwt_user - what one user's contexts hold, for max_user_timeouts
+ * @node: link in hwt_users
+ * @uid: the user
+ * @ref: contexts of the user that are open
+ * @live: live timeouts of all those contexts
+ * @tags: id tags those contexts and their rings hold, for max_user_contexts
+ * @budget: work the user's timer rings had done on shared threads in one
+ *	tick: the tick's index above %HWT_BUDGET_SHIFT, the work below
+ * @drains: the periodic drains of the user's timer rings
+ */
+struct hwt_user {
+	struct hlist_node node;
+	kuid_t uid;
+	refcount_t ref;
+	atomic_long_t live;
+	atomic_long_t tags;
+	atomic64_t budget;
+	struct hwt_drains drains;
+};
+
+/**
+ * struct hwt_cq - the completion ring of a context's timer rings
+ * @head: in the shared region: userspace's cq head
+ * @tail: in the shared region: the kernel's cq tail, published
+ * @overflow_at: in the shared region: @overflow, published
+ * @ev_queued: in the shared region: the context's records waiting for
+ *	read(), published
+ * @cqes: in the shared region: the ring
+ * @entries: its size, a power of two
+ * @next: the kernel's cq tail
+ * @reserved: places kept for the drain under way, which expiries leave
+ *	alone
+ * @overflow: expiries that found the ring full, or came past the user's
+ *	budget
+ *
+ * Part of the rings (hwtimer_ring.c), which set it up; written under the
+ * context's lock, by the context's serving of expiries (hwtimer_ctx.c) and
+ * the rings' answers to entries.
+ */
+struct hwt_cq {
+	u32 *head;
+	u32 *tail;
+	u32 *overflow_at;
+	u32 *ev_queued;
+	struct hwtimer_event *cqes;
+	u32 entries;
+	u32 next;
+	u32 reserved;
+	u32 overflow;
+};
 
 /**
  * struct hwt_queue - a context's pending timeouts of one clock
@@ -77,6 +153,7 @@ struct hwt_queue {
  * @read: records read, ever
  * @ring: the timer rings, or NULL before HWTIMER_IOC_RING_SETUP; set once,
  *	under the lock, and freed only at release
+ * @cq: their completion ring, set with @ring
  * @spare: dead one-shot timers kept for the context's next arms, a stack
  *	through their @next, under the lock; at most HWT_SPARE_MAX
  * @spare_extra: more of them, each charged to @user as a live timeout
@@ -115,6 +192,7 @@ struct hwt_ctx {
 	u64 cancelled;
 	u64 read;
 	struct hwt_ring *ring;
+	struct hwt_cq *cq;
 	struct hwt_timer *spare;
 	struct hwt_timer *spare_extra;
 	u32 nspare;
@@ -200,6 +278,59 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 	return container_of(ht, struct hwt_ptimer, ht);
 }
 
+/* Ops of a batch copied in and out at a time. */
+#define HWT_BATCH_CHUNK		16
+
+/**
+ * struct hwt_batch - what BATCH runs a chunk with
+ * @ops: the chunk's ops, copied in
+ * @w: the wheel of each ARM
+ * @one: timers for its one-shot ARMs
+ * @per: timers for its periodic ARMs
+ * @arm: the arm request of one ARM
+ *
+ * One per BATCH call, in its frame, not in a chunk's: a
+ * kernel built with INIT_STACK_ALL_ZERO (Debian's) clears a function's
+ * local arrays at every call, about 450 bytes per chunk here.
+ */
+struct hwt_batch {
+	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
+	void *one[HWT_BATCH_CHUNK];
+	void *per[HWT_BATCH_CHUNK];
+	struct hwtimer_arm_req arm;
+};
+
+/* Are the @n reserved words at @r zero, as every request's must be? */
+static inline bool hwt_reserved_zero(const __u64 *r, size_t n)
+{
+	while (n--)
+		if (*r++)
+			return false;
+	return true;
+}
+
+int hwtimer_cdev_init(void);
+void hwtimer_cdev_exit(void);
+struct hwt_ctx *hwtimer_cdev_ctx_alloc(struct hwt_user *u);
+void hwtimer_cdev_ctx_stop(struct hwt_ctx *ctx);
+void hwtimer_cdev_ctx_free(struct hwt_ctx *ctx);
+
+int hwtimer_cdev_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req);
+void hwtimer_cdev_withdraw(struct hwt_ctx *ctx, u64 id);
+int hwtimer_cdev_cancel(struct hwt_ctx *ctx, u64 id, u32 *result);
+int hwtimer_cdev_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
+			u32 *result);
+u32 hwtimer_cdev_batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n);
+int hwtimer_cdev_cos_sync(struct hwt_ctx *ctx);
+ssize_t hwtimer_cdev_read(struct hwt_ctx *ctx, struct iov_iter *to,
+			  bool nonblock);
+bool hwtimer_cdev_readable(struct hwt_ctx *ctx);
+
+void hwtimer_cdev_set_cq(struct hwt_ctx *ctx, struct hwt_cq *cq);
+u32 hwtimer_cdev_cq_space(struct hwt_ctx *ctx);
+void hwtimer_cdev_cq_push(struct hwt_ctx *ctx, const struct hwtimer_event *ev);
+
 u64 hwtimer_cdev_max_pending(void);
 u32 hwtimer_cdev_budget_take(struct hwt_ctx *ctx, u64 tick, u32 want);
 int hwtimer_cdev_tag_alloc(struct hwt_ctx *ctx, void *owner, u32 *tag);
@@ -223,4 +354,4 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 			       struct hwt_timer **reap);
 int hwtimer_cdev_collect(struct hwt_ctx *ctx);
 
-#endif /* _HWTIMER_CHARDEV_H */
+#endif /* _HWTIMER_CTX_H */
