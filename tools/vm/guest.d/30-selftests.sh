@@ -1,7 +1,8 @@
 #!/bin/sh
-# Userspace selftests of /dev/hwtimer, hwtimer_test, hwtimer_timens
-# (inside time namespaces) and hwtimer_realtime (which sets the wall clock
-# as root, and puts it back): the 64-bit and -m32 builds, each as root
+# Userspace selftests of /dev/hwtimer, hwtimer_test (the ioctls, read,
+# BATCH, limits), hwtimer_ring (the timer rings), hwtimer_timens (inside
+# time namespaces) and hwtimer_realtime (which sets the wall clock as
+# root, and puts it back): the 64-bit and -m32 builds, each as root
 # and as nobody (uid 65534, through hwtimer_runas: no su needed).
 # The runs' TAP is merged into one stream as it comes: result lines are
 # renumbered and their descriptions prefixed with the run
@@ -13,6 +14,7 @@
 . "$HWTIMER_DIR/guest.d/runs.inc"
 runas=$HWTIMER_DIR/bin/hwtimer_runas
 runs="hwtimer_test:root hwtimer_test:nobody hwtimer_test_32:root hwtimer_test_32:nobody
+hwtimer_ring:root hwtimer_ring:nobody hwtimer_ring_32:root hwtimer_ring_32:nobody
 hwtimer_timens:root hwtimer_timens:nobody hwtimer_timens_32:root hwtimer_timens_32:nobody
 hwtimer_realtime:root hwtimer_realtime:nobody hwtimer_realtime_32:root hwtimer_realtime_32:nobody"
 

@@ -287,7 +287,7 @@ static void learn_tick(void)
 	close(fd);
 }
 
-/* ---- timer rings, as hwtimer_test.c maps them ---- */
+/* ---- timer rings, as hwtimer_ring.c maps them ---- */
 
 struct ring {
 	struct hwtimer_ring_setup s;
