@@ -18,7 +18,8 @@
  * and, on its own:
  *  - expiry: bench_expiry_n timeouts armed for one deadline; ns per expiry
  *    from the first callback to the last, and how late the first and the
- *    last callback ran after the deadline.
+ *    last callback ran after the deadline;
+ *  - ids: a /dev/hwtimer context's id table against an xarray (below).
  * The calls, deadline ranges and object counts are those of make bench's
  * module (tools/bench/kmod), so that the rows compare one to one. Peers
  * take turns within each round, the first one rotating; each figure is
@@ -55,7 +56,9 @@
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
+#include "chardev/hwtimer_ids.h"
 #include "hwtimer.h"
 #include "hwtimer_kunit.h"
 
@@ -879,10 +882,238 @@ static void bench_expiry_all_due_at_once(struct kunit *test)
 	}
 }
 
+/*
+ * ---- id tables: the context's (hwtimer_ids.c) against an xarray ----
+ *
+ * A /dev/hwtimer context finds its timeouts by id in a table of its own
+ * (chardev/hwtimer_ids.c). The kernel's general answer would be an xarray
+ * with cyclic allocation (xa_alloc_cyclic(), as the context tags use):
+ * ids from 1 to HWTIMER_IDS_MAX - 1, handed out in turn, so that a freed
+ * id comes back only after every other one was handed out, and a lookup
+ * that checks the object's own id. With N ids live in each (0, 1k, 100k,
+ * 1M, capped by bench_max_pending), it times, under the table's lock
+ * held for the round as the context's lock is held for an op:
+ *  - alloc+free: bench_ops ids given to an object and taken back, as an
+ *    arm and its cancel do; ns per pair;
+ *  - lookup: bench_ops lookups of random live ids, as a cancel's or a
+ *    modify's; ns per lookup.
+ */
+
+/* An object with an id, as a timer of a context is to its table. */
+struct ids_obj {
+	u64 id;
+};
+
+/**
+ * struct ids_bench - the two tables of the id-table case
+ * @lock: hwtimer_ids' lock, the context's lock in /dev/hwtimer
+ * @ids: the context's table
+ * @xa: the xarray, locked by its own xa_lock
+ * @xa_next: the xarray's cyclic cursor
+ * @live: N objects with an id in each table (@live[0] in @ids, [1] in @xa)
+ * @spare: objects for the pairs
+ * @n: live ids in each
+ * @pick: positions of random live objects, for the lookups
+ */
+struct ids_bench {
+	spinlock_t lock;	/* @ids' */
+	struct hwtimer_ids ids;
+	struct xarray xa;
+	u32 xa_next;
+	struct ids_obj *live[2];
+	struct ids_obj spare[2];
+	unsigned long n;
+	u32 pick[1024];
+};
+
+/* Give @o an id of @b's table @t (0: hwtimer_ids, 1: xarray); 0 if none. */
+static u64 ids_give(struct ids_bench *b, unsigned int t, struct ids_obj *o)
+{
+	u32 idx;
+
+	if (!t)
+		return hwtimer_ids_alloc(&b->ids, &o->id);
+	if (__xa_alloc_cyclic(&b->xa, &idx, o,
+			      XA_LIMIT(1, HWTIMER_IDS_MAX - 1), &b->xa_next,
+			      GFP_KERNEL) < 0)
+		return 0;
+	o->id = (u64)1 << HWTIMER_IDS_TAG_SHIFT | idx;
+	return o->id;
+}
+
+/* The object of @id in table @t, if it is still that id's. */
+static struct ids_obj *ids_find(struct ids_bench *b, unsigned int t, u64 id)
+{
+	struct ids_obj *o;
+
+	if (!t) {
+		u64 *idp = hwtimer_ids_lookup(&b->ids, id);
+
+		return idp ? container_of(idp, struct ids_obj, id) : NULL;
+	}
+	o = xa_load(&b->xa, id & HWTIMER_IDS_IDX_MASK);
+	return o && o->id == id ? o : NULL;
+}
+
+static void ids_take(struct ids_bench *b, unsigned int t, u64 id)
+{
+	if (!t)
+		hwtimer_ids_free(&b->ids, id);
+	else
+		__xa_erase(&b->xa, id & HWTIMER_IDS_IDX_MASK);
+}
+
+static void ids_lock(struct ids_bench *b, unsigned int t)
+{
+	if (!t)
+		spin_lock(&b->lock);
+	else
+		xa_lock(&b->xa);
+}
+
+static void ids_unlock(struct ids_bench *b, unsigned int t)
+{
+	if (!t)
+		spin_unlock(&b->lock);
+	else
+		xa_unlock(&b->xa);
+}
+
+/* Give ids to @b's live objects until @n have one in each table. */
+static int ids_grow(struct ids_bench *b, unsigned long n)
+{
+	unsigned long i;
+	unsigned int t;
+	int ret = 0;
+
+	for (t = 0; t < 2 && !ret; t++) {
+		ids_lock(b, t);
+		for (i = b->n; i < n && !ret; i++) {
+			/* The xarray allocates as it goes; the table grows. */
+			while (!ids_give(b, t, &b->live[t][i]) && !ret)
+				ret = t ? -ENOMEM : hwtimer_ids_grow(&b->ids);
+			if (!(i & BENCH_RESCHED_MASK)) {
+				ids_unlock(b, t);
+				cond_resched();
+				ids_lock(b, t);
+			}
+		}
+		/* A pair needs a free slot besides the live ones. */
+		if (!t && !ret && !b->ids.free_head)
+			ret = hwtimer_ids_grow(&b->ids);
+		ids_unlock(b, t);
+	}
+	b->n = n;
+	return ret;
+}
+
+/* One round of @ops alloc+free pairs (@lookup: lookups) on table @t, ns. */
+static u64 ids_round(struct ids_bench *b, unsigned int t, unsigned int ops,
+		     bool lookup, unsigned long *bad)
+{
+	struct ids_obj *o = &b->spare[t];
+	unsigned int i;
+	u64 t0, ns, id;
+
+	ids_lock(b, t);
+	t0 = ktime_get_ns();
+	for (i = 0; i < ops; i++) {
+		if (lookup) {
+			o = &b->live[t][b->pick[i % ARRAY_SIZE(b->pick)]];
+			*bad += ids_find(b, t, o->id) != o;
+			continue;
+		}
+		id = ids_give(b, t, o);
+		*bad += !id || ids_find(b, t, id) != o;
+		if (id)
+			ids_take(b, t, id);
+	}
+	ns = ktime_get_ns() - t0;
+	ids_unlock(b, t);
+	return ns;
+}
+
+/* Both tables' median and fastest round of @what at @n live ids. */
+static void ids_figures(struct kunit *test, struct ids_bench *b,
+			unsigned int ops, unsigned int rounds, bool lookup)
+{
+	static const char * const names[] = { "hwtimer_ids", "xarray" };
+	const char *metric = lookup ? "ns_per_lookup" : "ns_per_pair";
+	u64 ns[2][BENCH_ROUNDS_MAX];
+	unsigned long bad = 0;
+	unsigned int r, t;
+	char fast[32];
+
+	for (r = 0; r < rounds; r++) {
+		for (t = 0; t < 2; t++)
+			ns[(r + t) % 2][r] = ids_round(b, (r + t) % 2, ops,
+						       lookup, &bad);
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0UL, "%s: ids not found as given",
+			    metric);
+	snprintf(fast, sizeof(fast), "%s_min", metric);
+	for (t = 0; t < 2; t++) {
+		emit(test, "uml-ids", metric, names[t], b->n,
+		     div_u64(median(ns[t], rounds) * 10, ops), "ns");
+		emit(test, "uml-ids", fast, names[t], b->n,
+		     div_u64(fastest(ns[t], rounds) * 10, ops), "ns");
+	}
+}
+
+static void ids_bench_free(struct ids_bench *b)
+{
+	hwtimer_ids_destroy(&b->ids);
+	xa_destroy(&b->xa);
+	vfree(b->live[0]);
+	vfree(b->live[1]);
+	kfree(b);
+}
+
+static void bench_ids_by_count(struct kunit *test)
+{
+	struct bench_ctx *ctx = bench_ctx(test);
+	unsigned long most = min_t(unsigned long, bench_max_pending,
+				   HWTIMER_IDS_MAX / 2);
+	struct ids_bench *b;
+	unsigned int k, i;
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	spin_lock_init(&b->lock);
+	hwtimer_ids_init(&b->ids, &b->lock, 1, HWTIMER_IDS_MAX);
+	xa_init_flags(&b->xa, XA_FLAGS_ALLOC1);
+	b->live[0] = vzalloc(array_size(most + 1, sizeof(struct ids_obj)));
+	b->live[1] = vzalloc(array_size(most + 1, sizeof(struct ids_obj)));
+	if (!b->live[0] || !b->live[1]) {
+		ids_bench_free(b);
+		KUNIT_FAIL(test, "no memory for %lu objects", most);
+		return;
+	}
+	for (k = 0; k < ARRAY_SIZE(bench_pending); k++) {
+		unsigned long want = bench_pending[k];
+
+		if (want > most)
+			break;
+		if (ids_grow(b, want)) {
+			KUNIT_FAIL(test, "could not give %lu ids", want);
+			break;
+		}
+		ids_figures(test, b, ctx->ops, ctx->rounds, false);
+		if (!want)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(b->pick); i++)
+			b->pick[i] = get_random_u32_below(want);
+		ids_figures(test, b, ctx->ops, ctx->rounds, true);
+	}
+	ids_bench_free(b);
+}
+
 static struct kunit_case hwtimer_bench_cases[] = {
 	KUNIT_CASE_SLOW(bench_arm_cancel_by_pending),
 	KUNIT_CASE_SLOW(bench_modify_by_pending),
 	KUNIT_CASE_SLOW(bench_expiry_all_due_at_once),
+	KUNIT_CASE_SLOW(bench_ids_by_count),
 	{}
 };
 

@@ -11,7 +11,7 @@ bench.sh appends "INFO,run,R" to each log: the logs of one round (one boot
 per vCPU count, the host's runs, the UML run) are one run. Contended rows
 become section "contended-smpN", N the boot's vCPUs, since each vCPU count
 has its own. The UML run's log (tools/bench/uml-bench.sh) has sections
-uml-armcancel, uml-modify and uml-expiry, and "INFO,uml_*" lines about
+uml-armcancel, uml-modify, uml-expiry and uml-ids, and "INFO,uml_*" lines about
 its kernel; OUTDIR/insns.txt (bench.sh BENCH_INSNS=1), when there, gives
 the instructions per call of the in-kernel operations' entry functions.
 
@@ -67,9 +67,9 @@ NPEERS = ["libhwtimer-heap_single", "libhwtimer-rings_single",
 # completion ring, and from read() (a context kept on BATCH).
 XPEERS = ["libhwtimer-rings", "libhwtimer-read"]
 # The KUnit suite hwtimer_bench natively under User Mode Linux
-# (tools/bench/uml-bench.sh): sections uml-armcancel, uml-modify and
-# uml-expiry; "hwtimer" is a private wheel as in the VMs, "hwtimer-default"
-# the default wheel.
+# (tools/bench/uml-bench.sh): sections uml-armcancel, uml-modify,
+# uml-expiry and uml-ids (hwtimer_ids against an xarray); "hwtimer" is a
+# private wheel as in the VMs, "hwtimer-default" the default wheel.
 NATIVE_PEERS = ["hwtimer", "hwtimer-default", "timer_list", "hrtimer",
                 "delayed_work"]
 # The entry functions of each in-kernel operation, per peer, whose
@@ -1010,6 +1010,28 @@ def native_expiry_table(md, R, runs):
                      "TCG: ns per expiry", "TCG: hwtimer / peer"], rows))
 
 
+def native_ids_table(md, R, runs):
+    """The context's id table against an xarray, natively."""
+    sec = "uml-ids"
+    rows = []
+    for metric, what in [("ns_per_pair", "alloc+free"),
+                         ("ns_per_lookup", "lookup")]:
+        for n in sorted({k[3] for k in R.idx if k[:2] == (sec, metric)}):
+            rows.append([what, kfmt(n) if n else "0"] +
+                        [fmt(R.get(sec, metric, p, n))
+                         for p in ("hwtimer_ids", "xarray")] +
+                        [fmt_ratio(per_run(runs, lambda Q, m=metric, n=n: ratio(
+                            Q.get(sec, m, "hwtimer_ids", n),
+                            Q.get(sec, m, "xarray", n))))])
+    if rows:
+        md.append("\nA context's id table (chardev/hwtimer_ids.c) against "
+                  "an xarray with cyclic allocation, natively: ns per "
+                  "operation with that many ids live, under the table's "
+                  "lock held for the round:\n")
+        md.append(table(["operation", "live ids", "hwtimer_ids", "xarray",
+                         "hwtimer_ids / xarray"], rows))
+
+
 def tcg_factor_table(md, R, runs):
     """TCG's ns over native ns, per peer and operation, fastest round each."""
     rows = []
@@ -1139,6 +1161,7 @@ def uml_section(md, R, runs, out):
                   "deadline is one jiffy further, so that it is not early); "
                   "beside make bench's figures for the same:\n")
         native_expiry_table(md, R, runs)
+    native_ids_table(md, R, runs)
     md.append("")
     tcg_factor_table(md, R, runs)
     insns_table(md, out)

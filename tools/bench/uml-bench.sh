@@ -87,9 +87,11 @@ if [ "$rc" != 0 ] || [ "$n" = 0 ]; then
 fi
 [ -n "$out" ] && cp "$tmp/results.log" "$out"
 
-# table SECTION TITLE METRIC: rows per population, a column per peer.
+# table SECTION TITLE METRIC [PEERS]: rows per population, a column per
+# peer (default: the five timeout peers).
 table() {
-	awk -F, -v sec="$1" -v title="$2" -v metric="$3" '
+	awk -F, -v sec="$1" -v title="$2" -v metric="$3" \
+		-v peers="${4:-hwtimer hwtimer-default timer_list hrtimer delayed_work}" '
 	$1 == "BENCH" && $2 == sec && ($3 == metric || $3 == metric "_min") {
 		if (!($5 in seen)) { seen[$5] = 1; ns[++n] = $5 }
 		v[$3, $4, $5] = $6
@@ -97,15 +99,15 @@ table() {
 	END {
 		if (!n)
 			exit
-		split("hwtimer hwtimer-default timer_list hrtimer delayed_work", p, " ")
+		np = split(peers, p, " ")
 		printf "\n%s, ns (median of the rounds, fastest in brackets)\n", title
 		printf "%-10s", "pending"
-		for (i = 1; i <= 5; i++)
+		for (i = 1; i <= np; i++)
 			printf " %18s", p[i]
 		printf "\n"
 		for (j = 1; j <= n; j++) {
 			printf "%-10s", ns[j]
-			for (i = 1; i <= 5; i++) {
+			for (i = 1; i <= np; i++) {
 				m = v[metric, p[i], ns[j]]
 				f = v[metric "_min", p[i], ns[j]]
 				printf " %18s", m == "" ? "-" : m " (" f ")"
@@ -121,6 +123,10 @@ echo "uml-bench: hwtimer_bench natively under User Mode Linux" \
 table uml-armcancel "arm+cancel, per pair" ns_per_pair
 table uml-modify "modify of a pending timeout, per move" ns_per_op
 table uml-expiry "expiry, per expiry from the first callback to the last (param: timeouts due at once)" ns_per_expiry
+table uml-ids "id table alloc+free, per pair (param: live ids)" ns_per_pair \
+	"hwtimer_ids xarray"
+table uml-ids "id table lookup of a live id (param: live ids)" ns_per_lookup \
+	"hwtimer_ids xarray"
 awk -F, '$1 == "BENCH" && $2 == "uml-expiry" && $3 ~ /_late$/ {
 	v[$4] = v[$4] sprintf(" %s %.1f ms", $3, $6 / 1e6)
 } END {
