@@ -14,7 +14,8 @@ stress_check_hook() {
 	local log=$CHECK/build-stress.log out=$CHECK/wheel-fuzz rc=0
 	: >"$log"
 	say "building tools/stress (static) and hwtimer_kstress.ko"
-	make -C "$TOP/tools/stress" O="$CHECK/bin" STATIC=1 >>"$log" 2>&1 ||
+	make -C "$TOP/tools/stress" O="$CHECK/bin" STATIC=1 \
+		KSFT_DIR="$(source_dir 6.1)/tools/testing/selftests" >>"$log" 2>&1 ||
 		fail_step build-stress "tools/stress programs" "$log"
 	local dk
 	for dk in "${debugs[@]}"; do

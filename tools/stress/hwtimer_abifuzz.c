@@ -85,6 +85,8 @@
 
 #include <linux/hwtimer.h>
 
+#include "kselftest.h"
+
 #define DEV		"/dev/hwtimer"
 #define MS		1000000ULL
 #define SEC		(1000 * MS)
@@ -430,7 +432,6 @@ static size_t pagesz;
 #define ld(p)		__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define st(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define add(p, v)	__atomic_add_fetch(p, v, __ATOMIC_ACQ_REL)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static void spin_lock(__u32 *l)
 {
@@ -3058,22 +3059,7 @@ static void final_scan(void)
 	}
 }
 
-/* ---- TAP ---- */
-
-static unsigned int tap_n, tap_fail;
-
-static void tap_result(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	tap_fail += !pass;
-	printf("%sok %u ", pass ? "" : "not ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+/* ---- results ---- */
 
 static void print_totals(void)
 {
@@ -3097,7 +3083,7 @@ static void print_usage(const char *prog)
 	exit(2);
 }
 
-static int setup(void)
+static void setup(void)
 {
 	struct hwtimer_api api = { .api = HWTIMER_API };
 	struct sigaction sa = { .sa_handler = on_alarm };
@@ -3110,23 +3096,18 @@ static int setup(void)
 	pagesz = sysconf(_SC_PAGESIZE);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
-		printf("Bail out! mmap of the ledger: %s\n", strerror(errno));
-		return -1;
-	}
+	if (sh == MAP_FAILED)
+		ksft_exit_fail_msg("mmap of the ledger: %s\n", strerror(errno));
 	for (i = 0; i < nctx; i++) {
 		fd = open(DEV, O_RDWR | O_CLOEXEC);
-		if (fd < 0 || ioctl(fd, HWTIMER_IOC_API, &api)) {
-			printf("Bail out! %s: %s\n", DEV, strerror(errno));
-			return -1;
-		}
+		if (fd < 0 || ioctl(fd, HWTIMER_IOC_API, &api))
+			ksft_exit_fail_msg("%s: %s\n", DEV, strerror(errno));
 		tick_ns = api.tick_ns;
 		sh->ctx[i].master = fd;
 		sh->ctx[i].inc = inc_new();
 		pthread_mutex_init(&rmaps[i].lock, NULL);
 		rmaps[i].serial = sh->ctx[i].inc;
 	}
-	return 0;
 }
 
 static void run(unsigned int secs, __u64 seed)
@@ -3180,12 +3161,11 @@ int main(int argc, char **argv)
 	if (!nthreads || nthreads > THREADS_MAX || !nctx || nctx > NCTX_MAX)
 		print_usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n");
+	ksft_print_header();
 	printf("# hwtimer_abifuzz: %u s, %u threads, %u contexts, seed %#llx, uid %d\n",
 	       secs, nthreads, nctx, seed, getuid());
-	if (setup())
-		return 1;
-	printf("1..%u\n", V_NR);
+	setup();
+	ksft_set_plan(V_NR);
 	run(secs, seed);
 	for (i = 0; i < nctx; i++)
 		drain(i);
@@ -3195,12 +3175,12 @@ int main(int argc, char **argv)
 		__u64 n = ld(&sh->viol[i]);
 
 		if (n)
-			tap_result(false, "abifuzz: %s (%llu violations)",
-				   viol_desc[i], n);
+			ksft_test_result_fail("abifuzz: %s (%llu violations)\n",
+					      viol_desc[i], n);
 		else
-			tap_result(true, "abifuzz: %s", viol_desc[i]);
+			ksft_test_result_pass("abifuzz: %s\n", viol_desc[i]);
 	}
 	printf("# seed %#llx: %u of %u checks failed\n", seed,
-	       tap_fail, tap_n);
-	return tap_fail ? 1 : 0;
+	       ksft_get_fail_cnt(), V_NR);
+	ksft_finished();
 }

@@ -27,6 +27,8 @@
 
 #include <linux/hwtimer.h>
 
+#include "kselftest.h"
+
 #define DEV	"/dev/hwtimer"
 #define MS	1000000ULL
 
@@ -190,12 +192,13 @@ int main(int argc, char **argv)
 	if (!nthr)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..1\n");
+	ksft_print_header();
+	ksft_set_plan(1);
 	printf("# hwtimer_churn: %u rounds on %u threads, seed %#llx\n",
 	       rounds, nthr, (unsigned long long)seed);
 	c = calloc(nthr, sizeof(*c));
 	if (!c)
-		return 1;
+		ksft_exit_fail_msg("no memory for %u threads\n", nthr);
 	for (i = 0; i < nthr; i++) {
 		c[i].rounds = rounds / nthr + (i < rounds % nthr);
 		c[i].rng = seed + i * 0x9e3779b97f4a7c15ULL;
@@ -212,7 +215,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)events, (unsigned long long)bad);
 	printf("STRESS-FIGURES churn rounds=%u arms=%llu\n", rounds,
 	       (unsigned long long)arms);
-	printf("%sok 1 churn: %u rounds of open / arm / close, every call succeeded\n",
-	       bad ? "not " : "", rounds);
-	return bad ? 1 : 0;
+	ksft_test_result(!bad, "churn: %u rounds of open / arm / close, every call succeeded\n",
+			 rounds);
+	ksft_finished();
 }

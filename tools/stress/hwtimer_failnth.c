@@ -33,6 +33,8 @@
 
 #include <linux/hwtimer.h>
 
+#include "kselftest.h"
+
 #define DEV		"/dev/hwtimer"
 #define MS		1000000ULL
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
@@ -40,7 +42,6 @@
 #define NTH_MAX		2000
 /* Ops in the batch case: more than one chunk of the chardev's copy loop. */
 #define BATCH_OPS	40
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /**
  * struct fcase - one operation under fault injection
@@ -313,8 +314,8 @@ static int sweep(const struct fcase *c, int num)
 		printf("# %s: still injecting at %u\n", c->name, n);
 		bad = 1;
 	}
-	printf("%sok %d fail-nth %s: %u fault points, each failed cleanly\n",
-	       bad ? "not " : "", num, c->name, injected);
+	ksft_test_result(!bad, "fail-nth %s: %u fault points, each failed cleanly\n",
+			 c->name, injected);
 	return bad;
 }
 
@@ -347,13 +348,14 @@ int main(void)
 	int fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%u\n", n);
+	ksft_print_header();
+	ksft_set_plan(n);
 	nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
 	if (nth_fd < 0) {
 		for (i = 0; i < n; i++)
-			printf("ok %u fail-nth %s # SKIP no %s\n", i + 1,
-			       cases[i].name, FAIL_NTH);
-		return 0;
+			ksft_test_result_skip("fail-nth %s: no %s\n",
+					      cases[i].name, FAIL_NTH);
+		ksft_finished();
 	}
 	tune_debugfs();
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -361,5 +363,5 @@ int main(void)
 		fails += sweep(&cases[i], i + 1);
 	printf("STRESS-FIGURES failnth points=%llu\n",
 	       (unsigned long long)points);
-	return fails ? 1 : 0;
+	ksft_finished();
 }

@@ -53,6 +53,8 @@
 
 #include <hwtimer/hwtimer.h>
 
+#include "kselftest.h"
+
 #define DEV		"/dev/hwtimer"
 #define MS		1000000ULL
 /* Ledger records per worker; a worker stops arming when it runs out. */
@@ -845,12 +847,6 @@ static void check_one(const struct rec *r, struct tally *t)
 		t->lost++;
 }
 
-static int ok_line(int n, int pass, const char *what)
-{
-	printf("%sok %d %s\n", pass ? "" : "not ", n, what);
-	return !pass;
-}
-
 static void usage(const char *me)
 {
 	fprintf(stderr, "Usage: %s [-t SECONDS] [-g GROUPS] [-w WORKERS] [-s SEED]\n"
@@ -926,52 +922,48 @@ static void parse_args(int argc, char **argv, struct config *c)
 		usage(argv[0]);
 }
 
-/* Open group @g as a libhwtimer context; odd groups get an eventfd. */
-static int open_lib(struct group *g, unsigned int i)
+/*
+ * Open group @g as a libhwtimer context; odd groups get an eventfd. Bails
+ * out if it cannot.
+ */
+static void open_lib(struct group *g, unsigned int i)
 {
 	int r = hwtimer_open(&g->h, LIB_SQ, lib_flags);
 
-	if (r) {
-		printf("Bail out! %s\n", hwtimer_open_error());
-		return -1;
-	}
+	if (r)
+		ksft_exit_fail_msg("%s\n", hwtimer_open_error());
 	tick_ns = hwtimer_tick_ns(g->h);
 	g->fd = -1;
 	g->efd = -1;
 	if (i % 2) {
 		g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		r = g->efd < 0 ? -errno : hwtimer_set_eventfd(g->h, g->efd);
-		if (r) {
-			printf("Bail out! eventfd: %s\n", strerror(-r));
-			return -1;
-		}
+		if (r)
+			ksft_exit_fail_msg("eventfd: %s\n", strerror(-r));
 	}
-	return 0;
 }
 
-/* Open group @g on /dev/hwtimer with raw ioctls; odd groups get an eventfd. */
-static int open_raw(struct group *g, unsigned int i)
+/*
+ * Open group @g on /dev/hwtimer with raw ioctls; odd groups get an
+ * eventfd. Bails out if it cannot.
+ */
+static void open_raw(struct group *g, unsigned int i)
 {
 	struct hwtimer_api api = { .api = HWTIMER_API };
 	struct hwtimer_eventfd_req er = { 0 };
 
 	g->fd = open(DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (g->fd < 0 || ioctl(g->fd, HWTIMER_IOC_API, &api)) {
-		perror(DEV);
-		printf("Bail out! cannot open and handshake %s\n", DEV);
-		return -1;
-	}
+	if (g->fd < 0 || ioctl(g->fd, HWTIMER_IOC_API, &api))
+		ksft_exit_fail_msg("cannot open and handshake %s: %s\n", DEV,
+				   strerror(errno));
 	tick_ns = api.tick_ns;
 	g->efd = -1;
 	if (i % 2) {
 		g->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		er.fd = g->efd;
-		if (g->efd < 0 || ioctl(g->fd, HWTIMER_IOC_SET_EVENTFD, &er)) {
-			perror("eventfd");
-			return -1;
-		}
+		if (g->efd < 0 || ioctl(g->fd, HWTIMER_IOC_SET_EVENTFD, &er))
+			ksft_exit_fail_msg("eventfd: %s\n", strerror(errno));
 	}
-	return 0;
 }
 
 /*
@@ -1067,12 +1059,10 @@ static void tally_all(struct group *groups, unsigned int ngroups,
 	}
 }
 
-/* Print the figures and the four results. Return: results that failed. */
-static int report(const struct tally *t, const struct totals *n,
-		  bool stats_ok)
+/* Print the figures and the four results. */
+static void report(const struct tally *t, const struct totals *n,
+		   bool stats_ok)
 {
-	int fails = 0;
-
 	printf("# ops %llu arms %llu (one-shot %llu periodic %llu) modified %llu\n",
 	       (unsigned long long)n->ops, (unsigned long long)n->arms,
 	       (unsigned long long)t->oneshots,
@@ -1092,15 +1082,14 @@ static int report(const struct tally *t, const struct totals *n,
 	       (unsigned long long)t->fired, (unsigned long long)n->cancels,
 	       (unsigned long long)(t->lost + n->stuck),
 	       (unsigned long long)t->dbl, (unsigned long long)t->after);
-	fails += ok_line(1, n->arms > 0 && !n->unexpected,
-			 "stress: every ioctl answered as the ledger allows");
-	fails += ok_line(2, !t->lost && !n->stuck && !t->dbl && !t->after,
-			 "stress: lost 0, double 0, fired-after-cancel 0");
-	fails += ok_line(3, !t->early && !t->wrong && !n->unknown,
-			 "stress: no event early, misfiled or with a wrong deadline or overrun total");
-	fails += ok_line(4, stats_ok,
-			 "stress: contexts drained; STATS counters equal the ledger");
-	return fails;
+	ksft_test_result(n->arms > 0 && !n->unexpected,
+			 "stress: every ioctl answered as the ledger allows\n");
+	ksft_test_result(!t->lost && !n->stuck && !t->dbl && !t->after,
+			 "stress: lost 0, double 0, fired-after-cancel 0\n");
+	ksft_test_result(!t->early && !t->wrong && !n->unknown,
+			 "stress: no event early, misfiled or with a wrong deadline or overrun total\n");
+	ksft_test_result(stats_ok,
+			 "stress: contexts drained; STATS counters equal the ledger\n");
 }
 
 int main(int argc, char **argv)
@@ -1114,7 +1103,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &c);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..4\n");
+	ksft_print_header();
+	ksft_set_plan(4);
 	printf("# hwtimer_stress: %u s, %u groups x %u workers, seed %#llx%s\n",
 	       c.secs, c.ngroups, c.per, (unsigned long long)c.seed,
 	       lib_flags ? ", a libhwtimer context per worker" : "");
@@ -1129,8 +1119,7 @@ int main(int argc, char **argv)
 	if (!groups || !workers)
 		return 1;
 	for (i = 0; i < c.ngroups; i++)
-		if ((lib_flags ? open_lib : open_raw)(&groups[i], i))
-			return 1;
+		(lib_flags ? open_lib : open_raw)(&groups[i], i);
 	if (lib_flags)
 		printf("# backend %s\n", hwtimer_backend(groups[0].h));
 	for (i = 0; i < nworkers; i++) {
@@ -1148,5 +1137,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < c.ngroups; i++)
 		if (!check_group(groups, i, c.per))
 			stats_ok = false;
-	return report(&t, &n, stats_ok) ? 1 : 0;
+	report(&t, &n, stats_ok);
+	ksft_finished();
 }

@@ -86,7 +86,8 @@ rsync -a --exclude=/build/ --exclude=/.git/ --exclude='*.o' --exclude='*.ko' \
 	make -C "$mods" KDIR="$kdir" all
 	make -C "$TOP/tools/stress" module KDIR="$kdir" \
 		SYMVERS="$mods/Module.symvers" MO="$mods/tools/stress/kmod"
-	make -C "$TOP/tools/stress" O="$OUT/bin" STATIC=1
+	make -C "$TOP/tools/stress" O="$OUT/bin" STATIC=1 \
+		KSFT_DIR="$(source_dir 6.1)/tools/testing/selftests"
 	# hwtimer_runas: the fragments that run as nobody need it.
 	make -C "$TOP/tools/testing/selftests/hwtimer" O="$OUT/bin" STATIC=1 \
 		KSFT_DIR="$(source_dir 6.1)/tools/testing/selftests"
