@@ -50,6 +50,8 @@
 
 #include "kselftest_harness.h"
 
+#include "hwtimer_rings.h"
+
 /*
  * The harness kills a test after TEST_TIMEOUT_DEFAULT seconds (30). On an
  * old kernel a read can go on for minutes; the guest fragment's own bound
@@ -345,18 +347,6 @@ static int control_read(int fd, void *buf, uint32_t n, uint64_t *ns)
 
 /* ---- timer rings ---- */
 
-/* A context's rings as this process maps them. */
-struct ring {
-	struct hwtimer_ring_setup s;
-	char *mem;
-	uint32_t *sq_head;
-	uint32_t *sq_tail;
-	uint32_t *sq_flags;
-	uint32_t *cq_head;
-	uint32_t *cq_tail;
-	struct hwtimer_sqe *sqes;
-};
-
 /* Set up and map rings of the given sizes on @fd. Return: 0 or -errno. */
 static int ring_open(int fd, struct ring *r, uint32_t sq, uint32_t cq,
 		     uint32_t slots)
@@ -364,32 +354,9 @@ static int ring_open(int fd, struct ring *r, uint32_t sq, uint32_t cq,
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	r->s.sq_entries = sq;
-	r->s.cq_entries = cq;
-	r->s.slots = slots;
-	r->s.clock = CLOCK_MONOTONIC;
+	ring_req(&r->s, sq, cq, slots);
 	ret = xioctl(fd, HWTIMER_IOC_RING_SETUP, &r->s);
-	if (ret)
-		return ret;
-	r->mem = mmap(NULL, r->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      fd, 0);
-	if (r->mem == MAP_FAILED)
-		return -errno;
-	r->sq_head = (uint32_t *)(r->mem + r->s.sq_head);
-	r->sq_tail = (uint32_t *)(r->mem + r->s.sq_tail);
-	r->sq_flags = (uint32_t *)(r->mem + r->s.sq_flags);
-	r->cq_head = (uint32_t *)(r->mem + r->s.cq_head);
-	r->cq_tail = (uint32_t *)(r->mem + r->s.cq_tail);
-	r->sqes = (struct hwtimer_sqe *)(r->mem + r->s.sqes);
-	return 0;
-}
-
-static int ring_enter(int fd)
-{
-	struct hwtimer_ring_enter e;
-
-	memset(&e, 0, sizeof(e));
-	return xioctl(fd, HWTIMER_IOC_ENTER, &e);
+	return ret ? ret : ring_mmap(fd, r);
 }
 
 static void sqe_set(struct hwtimer_sqe *e, uint32_t op, uint32_t slot,

@@ -122,6 +122,8 @@
 
 #include <linux/hwtimer.h>
 
+#include "hwtimer_rings.h"
+
 #define DEV		"/dev/hwtimer"
 #define KVICTIM		"/sys/kernel/debug/hwtimer_kvictim/samples"
 #define PARAMS		"/sys/module/hwtimer/parameters/"
@@ -287,36 +289,16 @@ static void learn_tick(void)
 	close(fd);
 }
 
-/* ---- timer rings, as hwtimer_ring.c maps them ---- */
-
-struct ring {
-	struct hwtimer_ring_setup s;
-	uint32_t *sq_head, *sq_tail, *sq_flags, *cq_head, *cq_tail;
-	struct hwtimer_sqe *sqes;
-	struct hwtimer_event *cqes;
-};
+/* ---- timer rings (hwtimer_rings.h) ---- */
 
 static void ring_open(int fd, struct ring *r, uint32_t sq, uint32_t cq)
 {
-	char *m;
-
 	memset(r, 0, sizeof(*r));
-	r->s.sq_entries = sq;
-	r->s.cq_entries = cq;
-	r->s.slots = 1;
-	r->s.clock = CLOCK_MONOTONIC;
+	ring_req(&r->s, sq, cq, 1);
 	if (ioctl(fd, HWTIMER_IOC_RING_SETUP, &r->s))
 		die("RING_SETUP %u/%u", sq, cq);
-	m = mmap(NULL, r->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
+	if (ring_mmap(fd, r))
 		die("mmap rings");
-	r->sq_head = (uint32_t *)(m + r->s.sq_head);
-	r->sq_tail = (uint32_t *)(m + r->s.sq_tail);
-	r->sq_flags = (uint32_t *)(m + r->s.sq_flags);
-	r->cq_head = (uint32_t *)(m + r->s.cq_head);
-	r->cq_tail = (uint32_t *)(m + r->s.cq_tail);
-	r->sqes = (struct hwtimer_sqe *)(m + r->s.sqes);
-	r->cqes = (struct hwtimer_event *)(m + r->s.cqes);
 }
 
 /* Every entry of the submission ring becomes @op on slot 0. */
@@ -337,34 +319,6 @@ static void ring_fill(struct ring *r)
 	if (*r->sq_tail != head + r->s.sq_entries)
 		__atomic_store_n(r->sq_tail, head + r->s.sq_entries,
 				 __ATOMIC_RELEASE);
-}
-
-static int ring_enter(int fd)
-{
-	struct hwtimer_ring_enter e;
-
-	memset(&e, 0, sizeof(e));
-	return ioctl(fd, HWTIMER_IOC_ENTER, &e) < 0 ? -errno : 0;
-}
-
-/* After new entries: ENTER only if the periodic drain stopped. */
-static void ring_kick(int fd, struct ring *r)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
-	    HWTIMER_RING_NEED_WAKEUP)
-		ring_enter(fd);
-}
-
-static bool cq_pop(struct ring *r, struct hwtimer_event *ev)
-{
-	uint32_t head = *r->cq_head;
-
-	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-		return false;
-	*ev = r->cqes[head & (r->s.cq_entries - 1)];
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return true;
 }
 
 /* ---- attacker threads every class may use ---- */

@@ -5,36 +5,10 @@
  * with the fixture and helpers of hwtimer_test.h.
  */
 #include "hwtimer_test.h"
-
-/* A context's rings as this process maps them. */
-struct ring {
-	struct hwtimer_ring_setup s;
-	void *mem;
-	uint32_t *sq_head;
-	uint32_t *sq_tail;
-	uint32_t *sq_flags;
-	uint32_t *sq_dropped;
-	uint32_t *cq_head;
-	uint32_t *cq_tail;
-	uint32_t *cq_overflow;
-	uint32_t *ev_queued;
-	uint32_t *sq_claim;
-	struct hwtimer_sqe *sqes;
-	struct hwtimer_event *cqes;
-};
+#include "hwtimer_rings.h"
 
 /* Slots of the rings the tests set up, unless a test says otherwise. */
 #define RING_SLOTS	64
-
-static void ring_req(struct hwtimer_ring_setup *s, uint32_t sq, uint32_t cq,
-		     uint32_t slots)
-{
-	memset(s, 0, sizeof(*s));
-	s->sq_entries = sq;
-	s->cq_entries = cq;
-	s->slots = slots;
-	s->clock = CLOCK_MONOTONIC;
-}
 
 static int ring_setup(int fd, struct ring *r, uint32_t sq, uint32_t cq,
 		      uint32_t slots)
@@ -42,29 +16,6 @@ static int ring_setup(int fd, struct ring *r, uint32_t sq, uint32_t cq,
 	memset(r, 0, sizeof(*r));
 	ring_req(&r->s, sq, cq, slots);
 	return xioctl(fd, HWTIMER_IOC_RING_SETUP, &r->s);
-}
-
-/* Map the rings @r->s describes and point @r's fields into them. */
-static int ring_mmap(int fd, struct ring *r)
-{
-	char *m = mmap(NULL, r->s.map_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fd, 0);
-
-	if (m == MAP_FAILED)
-		return -errno;
-	r->mem = m;
-	r->sq_head = (uint32_t *)(m + r->s.sq_head);
-	r->sq_tail = (uint32_t *)(m + r->s.sq_tail);
-	r->sq_flags = (uint32_t *)(m + r->s.sq_flags);
-	r->sq_dropped = (uint32_t *)(m + r->s.sq_dropped);
-	r->cq_head = (uint32_t *)(m + r->s.cq_head);
-	r->cq_tail = (uint32_t *)(m + r->s.cq_tail);
-	r->cq_overflow = (uint32_t *)(m + r->s.cq_overflow);
-	r->ev_queued = (uint32_t *)(m + r->s.ev_queued);
-	r->sq_claim = (uint32_t *)(m + r->s.sq_claim);
-	r->sqes = (struct hwtimer_sqe *)(m + r->s.sqes);
-	r->cqes = (struct hwtimer_event *)(m + r->s.cqes);
-	return 0;
 }
 
 /* Set up rings of the given sizes on @fd and map them, or fail the test. */
@@ -110,26 +61,6 @@ static int ring_push(struct ring *r, const struct hwtimer_sqe *e)
 	return 0;
 }
 
-static int ring_enter(int fd)
-{
-	struct hwtimer_ring_enter e;
-	int ret;
-
-	memset(&e, 0, sizeof(e));
-	ret = ioctl(fd, HWTIMER_IOC_ENTER, &e);
-	return ret < 0 ? -errno : ret;
-}
-
-/* The protocol after pushing: ENTER only if the drain stopped. */
-static int ring_kick(int fd, struct ring *r)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) &
-	    HWTIMER_RING_NEED_WAKEUP)
-		return ring_enter(fd);
-	return 0;
-}
-
 static int ring_push_kick(int fd, struct ring *r, struct hwtimer_sqe e)
 {
 	int ret = ring_push(r, &e);
@@ -157,18 +88,6 @@ static void ring_submit(struct __test_metadata *_metadata, int fd,
 		}
 		sleep_ms(1);
 	}
-}
-
-/* Take one record from the completion ring; false if it is empty. */
-static bool cq_pop(struct ring *r, struct hwtimer_event *ev)
-{
-	uint32_t head = *r->cq_head;
-
-	if (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
-		return false;
-	*ev = r->cqes[head & (r->s.cq_entries - 1)];
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return true;
 }
 
 /* Wait up to @ms for a record in the completion ring (poll()ing @fd). */
