@@ -840,5 +840,7 @@ HWT_EXPORT int hwtimer_wait(struct hwtimer *h, const struct hwtimer_event **ev,
 		r = wait_readable(hwtimer_fd(h), until);
 		if (r)
 			return r;
+		/* Expiries may be due that no one served: the next look does. */
+		hwtimer__ring_readable(h);
 	}
 }

@@ -140,6 +140,7 @@ int hwtimer__cancel_op(struct hwtimer *h, uint64_t id);
 int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max);
 bool hwtimer__ring_read_needed(struct hwtimer *h);
+void hwtimer__ring_readable(struct hwtimer *h);
 bool hwtimer__ring_filter(struct hwtimer *h, struct hwtimer_event *ev);
 void hwtimer__ring_lib_stats(struct hwtimer *h, struct hwtimer_lib_stats *st);
 int hwtimer__ring_flush(struct hwtimer *h);

@@ -151,6 +151,9 @@ struct hwt_slot {
  * @sq_head_seen: the kernel's sq head as last read: at or behind it
  * @tb_ops: cancels of the submit under way whose slots are TAKING
  * @tb_n: ops in @tb_ops
+ * @served_at: when a read that found nothing last had the kernel serve the
+ *	expiries due (ENTER), on CLOCK_MONOTONIC; 0 once the fd was found
+ *	readable
  */
 struct hwt_ring {
 	struct hwtimer_ring_setup setup;
@@ -180,6 +183,7 @@ struct hwt_ring {
 	uint64_t id_base;
 	struct hwtimer_batch_op *tb_ops[RING_TB_BATCH];
 	uint32_t tb_n;
+	uint64_t served_at;
 };
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -621,6 +625,45 @@ static void cq_take_cancels(struct hwt_ring *r)
 	__atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
 }
 
+/* Take up to @max records off the completion ring into @evs. */
+static unsigned int cq_read(struct hwtimer *h, struct hwtimer_event *evs,
+			    unsigned int max)
+{
+	struct hwt_ring *r = h->ring;
+	unsigned int n = 0;
+
+	while (n < max) {
+		cq_take_cancels(r);
+		if (!cq_pop(r, &evs[n]))
+			break;
+		if (ring_take(h, &evs[n], false, false))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Nothing to take: expiries may be due that the kernel leaves to the
+ * context's own calls, as it does past what a queue's wake-up serves into
+ * the completion ring in a tick. Have it serve them (ENTER), at most once
+ * a tick while the fd has not been found readable, so that a caller
+ * polling its empty rings makes no system call per look, and one woken
+ * with expiries due gets them at once.
+ */
+static unsigned int serve_due(struct hwtimer *h, struct hwtimer_event *evs,
+			      unsigned int max)
+{
+	struct hwt_ring *r = h->ring;
+	uint64_t now = hwtimer__now(CLOCK_MONOTONIC);
+
+	if (r->served_at && now - r->served_at < h->tick_ns)
+		return 0;
+	r->served_at = now;
+	if (ring_enter(h) < 0)
+		return 0;
+	return cq_read(h, evs, max);
+}
+
 int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		       unsigned int max)
 {
@@ -632,17 +675,21 @@ int hwtimer__ring_read(struct hwtimer *h, struct hwtimer_event *evs,
 		r->own.ring_read++;
 		stash_handed(r, &evs[n++]);
 	}
-	while (ring_mine(r) && n < max) {
-		cq_take_cancels(r);
-		if (!cq_pop(r, &evs[n]))
-			break;
-		if (ring_take(h, &evs[n], false, false))
-			n++;
+	if (ring_mine(r)) {
+		n += cq_read(h, evs + n, max - n);
+		if (!n && max && !hwtimer__ring_read_needed(h))
+			n = serve_due(h, evs, max);
 	}
 	/* Taking records may have armed slots again. */
 	if (r->unkicked)
 		hwtimer__ring_kick(h);
 	return n;
+}
+
+void hwtimer__ring_readable(struct hwtimer *h)
+{
+	if (h->ring)
+		h->ring->served_at = 0;
 }
 
 static void tb_resolve(struct hwtimer *h);

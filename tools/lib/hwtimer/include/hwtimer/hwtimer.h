@@ -460,7 +460,12 @@ int hwtimer_submit(struct hwtimer *h);
  *	next call that takes expiries
  *
  * Expiries are read in bulk into the context's buffer and handed out from
- * there. The same expiry is returned until hwtimer_seen().
+ * there. The same expiry is returned until hwtimer_seen(). On the timer
+ * rings, when the buffer and the completion ring are empty, it has the
+ * kernel serve the expiries due (one system call, at most once a tick
+ * unless hwtimer_wait() found the fd readable): the kernel's own threads
+ * serve a bounded number a tick into the completion ring, and the rest
+ * wait for the context's calls.
  * Return: 0; -EAGAIN if none is due.
  */
 int hwtimer_peek(struct hwtimer *h, const struct hwtimer_event **ev);
