@@ -82,21 +82,47 @@ static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
  * stands. Only the output fields are written: the rest of a request is
  * left as the caller wrote it.
  */
+/*
+ * The single ioctls run their op as a BATCH of one, through the same
+ * dispatch (hwtimer_cdev_ops()): first the sweep of cancel-on-set
+ * timeouts a set of the clock hit, as every BATCH call does.
+ * Return: the op's status.
+ */
+static int run_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
+{
+	struct hwt_batch bt = {};
+	int ret;
+
+	ret = hwtimer_cdev_cos_sync(ctx);
+	if (ret)
+		return ret;
+	hwtimer_cdev_ops(ctx, op, &bt, 1);
+	return op->status;
+}
+
 static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_arm_req __user *u = arg;
 	struct hwtimer_arm_req req;
+	struct hwtimer_batch_op op;
 	int ret;
 
 	if (copy_from_user(&req, u, sizeof(req)))
 		return -EFAULT;
 	if (put_user(req.id, &u->id))
 		return -EFAULT;
-	ret = hwtimer_cdev_arm(ctx, &req);
+	if (!hwt_reserved_zero(req.reserved, ARRAY_SIZE(req.reserved)))
+		return -EINVAL;
+	op = (struct hwtimer_batch_op){
+		.op = HWTIMER_OP_ARM, .flags = req.flags,
+		.cookie = req.cookie, .deadline_ns = req.deadline_ns,
+		.period_ns = req.period_ns, .clock = req.clock,
+	};
+	ret = run_one(ctx, &op);
 	if (ret)
 		return ret;
-	if (put_user(req.id, &u->id)) {
-		hwtimer_cdev_withdraw(ctx, req.id);
+	if (put_user(op.id, &u->id)) {
+		hwtimer_cdev_withdraw(ctx, op.id);
 		return -EFAULT;
 	}
 	return 0;
@@ -106,6 +132,7 @@ static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_cancel_req __user *u = arg;
 	struct hwtimer_cancel_req req;
+	struct hwtimer_batch_op op;
 	int ret;
 
 	if (copy_from_user(&req, u, sizeof(req)))
@@ -114,16 +141,18 @@ static long ioc_cancel(struct hwt_ctx *ctx, void __user *arg)
 		return -EINVAL;
 	if (put_user(req.result, &u->result))
 		return -EFAULT;
-	ret = hwtimer_cdev_cancel(ctx, req.id, &req.result);
+	op = (struct hwtimer_batch_op){ .op = HWTIMER_OP_CANCEL, .id = req.id };
+	ret = run_one(ctx, &op);
 	if (ret)
 		return ret;
-	return put_user(req.result, &u->result);
+	return put_user(op.result, &u->result);
 }
 
 static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_modify_req __user *u = arg;
 	struct hwtimer_modify_req req;
+	struct hwtimer_batch_op op;
 	int ret;
 
 	if (copy_from_user(&req, u, sizeof(req)))
@@ -132,10 +161,14 @@ static long ioc_modify(struct hwt_ctx *ctx, void __user *arg)
 		return -EINVAL;
 	if (put_user(req.result, &u->result))
 		return -EFAULT;
-	ret = hwtimer_cdev_modify(ctx, req.id, req.deadline_ns, req.flags, &req.result);
+	op = (struct hwtimer_batch_op){
+		.op = HWTIMER_OP_MODIFY, .flags = req.flags, .id = req.id,
+		.deadline_ns = req.deadline_ns,
+	};
+	ret = run_one(ctx, &op);
 	if (ret)
 		return ret;
-	return put_user(req.result, &u->result);
+	return put_user(op.result, &u->result);
 }
 
 /* Take back the successful arms among @n ops whose results were lost. */
@@ -195,8 +228,8 @@ efault:
 static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		      struct hwtimer_batch_op __user *uops)
 {
-	struct hwt_batch bt = {};
-	struct hwtimer_batch_op *ops = bt.ops;
+	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwt_batch bt;
 	u32 i, n;
 
 	while (req->done < req->count) {
@@ -208,7 +241,8 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		if (batch_read(ops, uops + req->done, n) ||
 		    batch_write_back(uops + req->done, ops, n))
 			return -EFAULT;
-		req->failed += hwtimer_cdev_batch_chunk(ctx, &bt, n);
+		bt = (struct hwt_batch){};
+		req->failed += hwtimer_cdev_ops(ctx, ops, &bt, n);
 		if (batch_write_back(uops + req->done, ops, n)) {
 			batch_withdraw(ctx, ops, n);
 			for (i = 0; i < n; i++)

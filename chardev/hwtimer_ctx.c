@@ -1367,16 +1367,6 @@ static void unreserve_live(struct hwt_ctx *ctx)
 	hwtimer_cdev_unreserve(ctx, 1);
 }
 
-static struct hwt_timer *alloc_timer(bool periodic)
-{
-	struct hwt_ptimer *pt;
-
-	if (!periodic)
-		return kmem_cache_zalloc(hwt_cache, GFP_KERNEL_ACCOUNT);
-	pt = kmem_cache_zalloc(hwt_pcache, GFP_KERNEL_ACCOUNT);
-	return pt ? &pt->ht : NULL;
-}
-
 /*
  * Check the clock, flags and period of an arm.
  * Return: the wheel of @clock, or NULL when they are invalid.
@@ -1390,25 +1380,6 @@ static struct hwtimer_wheel *arm_wheel_of(u32 clock, u32 flags, u64 period)
 	if (period && period < hwtimer_wheel_tick_ns(w))
 		return NULL;
 	return w;
-}
-
-/*
- * Check an arm request and set its clock to the one it runs on (arm_clock()).
- * Return: its wheel, or NULL when it is invalid.
- */
-static struct hwtimer_wheel *arm_wheel(struct hwtimer_arm_req *req)
-{
-	const u32 cos = HWTIMER_ARM_CANCEL_ON_SET | HWTIMER_ARM_ABS;
-
-	if (!hwt_reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
-		return NULL;
-	/* Cancel on set: of an absolute wall-clock deadline only. */
-	if ((req->flags & HWTIMER_ARM_CANCEL_ON_SET) &&
-	    ((req->flags & cos) != cos || req->clock != CLOCK_REALTIME))
-		return NULL;
-	req->clock = arm_clock(req->clock, req->flags);
-	return arm_wheel_of(req->clock, req->flags & ~HWTIMER_ARM_CANCEL_ON_SET,
-			    req->period_ns);
 }
 
 /**
@@ -1483,19 +1454,20 @@ int hwtimer_cdev_start_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 }
 
 /*
- * Arm @ht, fresh from the cache for @req (valid), and fill in @req->id.
- * On failure @ht stays the caller's to free. Caller holds ctx->wqh.lock,
- * which growing the id table drops for a while.
+ * Arm @ht, fresh from the cache, for ARM op @op (checked, its deadline
+ * absolute on the host's clock), and fill in @op->id. On failure @ht
+ * stays the caller's to free. Caller holds ctx->wqh.lock, which growing
+ * the id table drops for a while.
  */
 static int arm_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
-		      struct hwtimer_arm_req *req)
+		      struct hwtimer_batch_op *op)
 {
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	hwtimer_cdev_timer_init(ctx, ht, req->clock);
-	ht->cookie = req->cookie;
-	ht->periodic = req->period_ns != 0;
+	hwtimer_cdev_timer_init(ctx, ht, op->clock);
+	ht->cookie = op->cookie;
+	ht->periodic = op->period_ns != 0;
 	ret = reserve_live(ctx);
 	if (ret)
 		return ret;
@@ -1512,15 +1484,15 @@ static int arm_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 		ret = -ENOSPC;
 		goto err_unreserve;
 	}
-	ret = hwtimer_cdev_start_locked(ctx, ht, req->deadline_ns,
-					req->period_ns, req->flags);
+	ret = hwtimer_cdev_start_locked(ctx, ht, op->deadline_ns,
+					op->period_ns, HWTIMER_ARM_ABS);
 	if (ret) {
 		/* The id was never seen: the slot keeps its generation. */
 		hwtimer_ids_put_back(&ctx->ids, ht->id);
 		goto err_unreserve;
 	}
 	/* Once the lock is dropped @ht may be read and freed. */
-	req->id = ht->id;
+	op->id = ht->id;
 	return 0;
 
 err_unreserve:
@@ -1543,83 +1515,29 @@ static void cos_armed(struct hwt_ctx *ctx, struct hwt_timer *ht)
 }
 
 /*
- * Arm @req (valid), a cancel-on-set timeout if @cos (the caller then
- * holds ctx->cos_mutex); fills in @req->id.
+ * Before a run of ops with cancel-on-set ARMs: take ctx->cos_mutex, turn
+ * the timeouts a set of the clock hit into records, so that all of the
+ * context's have the same offset, and join the list of the contexts woken
+ * at a set. Return: 0 with the mutex held, or -EINTR without it.
  */
-static int arm_one(struct hwt_ctx *ctx, struct hwtimer_arm_req *req,
-		   bool cos)
-{
-	struct hwt_timer *ht;
-	void *spare;
-	int ret;
-
-	if (req->flags & HWTIMER_ARM_ABS)
-		req->deadline_ns = hwtimer_cdev_host_time(ctx, req->clock,
-							  req->deadline_ns);
-	spin_lock(&ctx->wqh.lock);
-	if (!req->period_ns && spare_take(ctx, &spare, 1)) {
-		ht = spare;
-	} else {
-		spin_unlock(&ctx->wqh.lock);
-		ht = alloc_timer(req->period_ns != 0);
-		if (!ht)
-			return -ENOMEM;
-		spin_lock(&ctx->wqh.lock);
-	}
-	ret = arm_locked(ctx, ht, req);
-	if (!ret && cos)
-		cos_armed(ctx, ht);
-	if (ret && !ht->periodic && spare_put(ctx, ht))
-		ht = NULL;
-	spin_unlock(&ctx->wqh.lock);
-	if (ret && ht)
-		free_timer(ht);
-	return ret;
-}
-
-/*
- * Arm one cancel-on-set timeout: after a sweep of the ones a set of the
- * clock hit, so that all of the context's have the same offset; the
- * context joins the list of those woken at a set.
- */
-static int arm_cos(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
+static int cos_begin(struct hwt_ctx *ctx)
 {
 	int ret;
 
 	if (mutex_lock_killable(&ctx->cos_mutex))
 		return -EINTR;
 	ret = cos_sweep_locked(ctx);
-	if (ret)
-		goto out_unlock;
+	if (ret) {
+		mutex_unlock(&ctx->cos_mutex);
+		return ret;
+	}
 	if (!ctx->cos_listed) {
 		spin_lock(&hwt_cos_lock);
 		list_add_tail_rcu(&ctx->cos_node, &hwt_cos_ctxs);
 		spin_unlock(&hwt_cos_lock);
 		ctx->cos_listed = true;
 	}
-	ret = arm_one(ctx, req, true);
-out_unlock:
-	mutex_unlock(&ctx->cos_mutex);
-	return ret;
-}
-
-/**
- * hwtimer_cdev_arm() - arm one timeout of a context (HWTIMER_IOC_ARM)
- * @ctx: the context
- * @req: the request, checked here; its id is filled in
- *
- * Context: process context; may sleep.
- * Return: 0 or the arm's errno (README, "Errors").
- */
-int hwtimer_cdev_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req)
-{
-	if (!arm_wheel(req))
-		return -EINVAL;
-	if (req->flags & HWTIMER_ARM_CANCEL_ON_SET) {
-		req->flags &= ~HWTIMER_ARM_CANCEL_ON_SET;
-		return arm_cos(ctx, req);
-	}
-	return arm_one(ctx, req, false);
+	return 0;
 }
 
 /**
@@ -1746,95 +1664,35 @@ int hwtimer_cdev_modify_locked(struct hwt_ctx *ctx, struct hwt_timer *ht,
 	return 0;
 }
 
-/**
- * hwtimer_cdev_cancel() - cancel a timeout of a context (HWTIMER_IOC_CANCEL)
- * @ctx: the context
- * @id: its id
- * @result: out: %HWTIMER_RESULT_CANCELLED or %HWTIMER_RESULT_FIRED
- *
- * Context: process context; may sleep.
- * Return: 0, -ENOENT, or -EINTR at a fatal signal.
- */
-int hwtimer_cdev_cancel(struct hwt_ctx *ctx, u64 id, u32 *result)
+/* An ARM with HWTIMER_ARM_CANCEL_ON_SET. */
+static bool op_cos(const struct hwtimer_batch_op *op)
 {
-	struct hwt_timer *reap = NULL;
-	int ret;
-
-	/* One a set of the clock cancelled has fired, as far as CANCEL goes. */
-	ret = hwtimer_cdev_cos_sync(ctx);
-	if (ret)
-		return ret;
-	spin_lock(&ctx->wqh.lock);
-	ret = do_cancel_locked(ctx, id, result, &reap);
-	spin_unlock(&ctx->wqh.lock);
-	reap_timers(ctx, reap);
-	return ret;
-}
-
-/**
- * hwtimer_cdev_modify() - move a timeout of a context (HWTIMER_IOC_MODIFY)
- * @ctx: the context
- * @id: its id
- * @deadline: the new deadline, as HWTIMER_IOC_ARM takes it
- * @flags: %HWTIMER_ARM_ABS or 0
- * @result: out: %HWTIMER_RESULT_MODIFIED or %HWTIMER_RESULT_FIRED
- *
- * Context: process context; may sleep.
- * Return: 0 or the errno (README, "Errors").
- */
-int hwtimer_cdev_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
-			u32 *result)
-{
-	struct hwt_timer *reap = NULL, *ht;
-	int ret;
-
-	if (check_deadline_flags(flags))
-		return -EINVAL;
-	/* A timeout a set of the clock cancelled is not moved. */
-	ret = hwtimer_cdev_cos_sync(ctx);
-	if (ret)
-		return ret;
-	spin_lock(&ctx->wqh.lock);
-	ht = lookup(ctx, id);
-	if (ht && (flags & HWTIMER_ARM_ABS))
-		deadline = hwtimer_cdev_host_time(ctx, ht->clock, deadline);
-	ret = ht ? hwtimer_cdev_modify_locked(ctx, ht, deadline, flags, result,
-					      &reap) : -ENOENT;
-	spin_unlock(&ctx->wqh.lock);
-	reap_timers(ctx, reap);
-	return ret;
-}
-
-/* The arm request of batch op @op, an ARM. */
-/*
- * The arm request of ARM op @op in @arm, whose other fields (reserved, id)
- * the caller zeroed once for all of a chunk's ARMs: arm_locked() reads
- * none of them and only writes the id.
- */
-static void op_to_arm(const struct hwtimer_batch_op *op,
-		      struct hwtimer_arm_req *arm)
-{
-	arm->cookie = op->cookie;
-	arm->deadline_ns = op->deadline_ns;
-	arm->period_ns = op->period_ns;
-	arm->clock = op->clock;
-	arm->flags = op->flags;
+	return op->op == HWTIMER_OP_ARM &&
+	       (op->flags & HWTIMER_ARM_CANCEL_ON_SET);
 }
 
 /*
- * Check batch op @op; for an ARM, set its wheel in @w and its clock to the
- * one it runs on (arm_clock()).
+ * Check op @op; for an ARM, set its wheel in @w and its clock to the one
+ * it runs on (arm_clock()).
  * Return: 0 or the op's status.
  */
-static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
+static int op_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
 {
+	const u32 cos = HWTIMER_ARM_CANCEL_ON_SET | HWTIMER_ARM_ABS;
+
 	op->result = 0;
 	if (op->pad || op->reserved)
 		return -EINVAL;
 	switch (op->op) {
 	case HWTIMER_OP_ARM:
+		/* Cancel on set: of an absolute wall-clock deadline only. */
+		if (op_cos(op) &&
+		    ((op->flags & cos) != cos || op->clock != CLOCK_REALTIME))
+			return -EINVAL;
 		op->clock = arm_clock(op->clock, op->flags);
-		*w = arm_wheel_of(op->clock, op->flags, op->period_ns);
+		*w = arm_wheel_of(op->clock,
+				  op->flags & ~HWTIMER_ARM_CANCEL_ON_SET,
+				  op->period_ns);
 		return *w ? 0 : -EINVAL;
 	case HWTIMER_OP_CANCEL:
 		if (op->flags || op->cookie || op->deadline_ns ||
@@ -1852,7 +1710,7 @@ static int batch_check(struct hwtimer_batch_op *op, struct hwtimer_wheel **w)
 }
 
 /*
- * Timers for the ARM ops of a chunk that passed batch_check(): @n of them
+ * Timers for the ARM ops of a chunk that passed op_check(): @n of them
  * from @cache, taken in one call when the cache can, one by one otherwise;
  * not zeroed (batch_timer() does that as it hands one out).
  * Return: how many were allocated (all or, when memory runs out, fewer).
@@ -1875,19 +1733,18 @@ static unsigned int batch_alloc(struct kmem_cache *cache, unsigned int n,
 }
 
 /*
- * The next timer batch_alloc() left in @objs for an ARM, or NULL when they
- * ran out. arm_locked() sets its fields.
+ * The next timer batch_alloc() or the spares left in @bt for an ARM, or
+ * NULL when they ran out. arm_locked() sets its fields.
  */
-static struct hwt_timer *batch_timer(bool periodic, void **objs,
-				     unsigned int *used, unsigned int n)
+static struct hwt_timer *batch_timer(struct hwt_batch *bt, bool periodic)
 {
 	struct hwt_ptimer *pt;
 
-	if (*used == n)
-		return NULL;
 	if (!periodic)
-		return objs[(*used)++];
-	pt = objs[(*used)++];
+		return bt->gone < bt->none ? bt->one[bt->gone++] : NULL;
+	if (bt->gper == bt->nper)
+		return NULL;
+	pt = bt->per[bt->gper++];
 	pt->deadline_ns = 0;
 	pt->overruns = 0;
 	return &pt->ht;
@@ -1896,119 +1753,156 @@ static struct hwt_timer *batch_timer(bool periodic, void **objs,
 /*
  * Make @deadline with @flags, on @clock of @ctx and wheel @w, absolute on
  * the host's clock. The clock is read once for the relative ARMs and
- * MODIFYs of a chunk on one wheel (@now_w, @now: the last reading), when
- * the first needs it: a deadline counts from a time after the BATCH call
+ * MODIFYs of a run on one wheel (@bt->now_w, @bt->now: the last reading),
+ * when the first needs it: a deadline counts from a time after the call
  * began, never from an earlier one.
  */
 static void batch_abs(const struct hwt_ctx *ctx, u32 clock, u64 *deadline,
-		      u32 *flags, struct hwtimer_wheel *w,
-		      struct hwtimer_wheel **now_w, u64 *now)
+		      u32 *flags, struct hwtimer_wheel *w, struct hwt_batch *bt)
 {
 	if (*flags & HWTIMER_ARM_ABS) {
 		*deadline = hwtimer_cdev_host_time(ctx, clock, *deadline);
 		return;
 	}
-	if (*now_w != w) {
-		*now_w = w;
-		*now = hwtimer_wheel_now(w);
+	if (bt->now_w != w) {
+		bt->now_w = w;
+		bt->now = hwtimer_wheel_now(w);
 	}
-	if (check_add_overflow(*now, *deadline, deadline))
+	if (check_add_overflow(bt->now, *deadline, deadline))
 		*deadline = U64_MAX;
 	*flags |= HWTIMER_ARM_ABS;
 }
 
+/*
+ * Check the @n ops at @ops, and take ctx->cos_mutex for their
+ * cancel-on-set ARMs (cos_begin()): those fail with its error when it
+ * cannot be had. Count in @bt the one-shot and periodic ARMs that passed,
+ * with the wheel of each.
+ * Return: whether the mutex is held.
+ */
+static bool ops_prepare(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
+			struct hwt_batch *bt, u32 n)
+{
+	bool cos = false;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ops[i].status = op_check(&ops[i], &bt->w[i]);
+		if (ops[i].status || !op_cos(&ops[i]))
+			continue;
+		if (!cos && !ret) {
+			ret = cos_begin(ctx);
+			cos = !ret;
+		}
+		ops[i].status = ret;
+	}
+	for (i = 0; i < n; i++) {
+		if (ops[i].status || ops[i].op != HWTIMER_OP_ARM)
+			continue;
+		if (ops[i].period_ns)
+			bt->nper++;
+		else
+			bt->none++;
+	}
+	return cos;
+}
+
+/*
+ * Run checked ARM op @op on wheel @w with a timer of @bt's. Caller holds
+ * ctx->wqh.lock, and ctx->cos_mutex for a cancel-on-set ARM.
+ */
+static void op_arm_locked(struct hwt_ctx *ctx, struct hwtimer_batch_op *op,
+			  struct hwtimer_wheel *w, struct hwt_batch *bt)
+{
+	struct hwt_timer *ht = batch_timer(bt, op->period_ns != 0);
+
+	if (!ht) {
+		op->status = -ENOMEM;
+		return;
+	}
+	batch_abs(ctx, op->clock, &op->deadline_ns, &op->flags, w, bt);
+	op->status = arm_locked(ctx, ht, op);
+	if (op->status)
+		reap_push(ht, &bt->reap);
+	else if (op_cos(op))
+		cos_armed(ctx, ht);
+}
+
+/* Run checked MODIFY op @op. Caller holds ctx->wqh.lock. */
+static void op_modify_locked(struct hwt_ctx *ctx, struct hwtimer_batch_op *op,
+			     struct hwt_batch *bt)
+{
+	struct hwt_timer *ht = lookup(ctx, op->id);
+
+	if (!ht) {
+		op->status = -ENOENT;
+		return;
+	}
+	batch_abs(ctx, ht->clock, &op->deadline_ns, &op->flags,
+		  clock_wheel(ht->clock), bt);
+	op->status = hwtimer_cdev_modify_locked(ctx, ht, op->deadline_ns,
+						op->flags, &op->result,
+						&bt->reap);
+}
+
 /**
- * hwtimer_cdev_batch_chunk() - run a chunk of a BATCH
+ * hwtimer_cdev_ops() - run operations of a context
  * @ctx: the context
- * @bt: the chunk, its ops copied in
+ * @ops: the ops, in kernel memory
+ * @bt: room for what running them takes, its counts and pointers 0
  * @n: how many ops, at most %HWT_BATCH_CHUNK
  *
- * Runs the ops at @bt->ops in place, setting each one's status: checked
- * and their timers taken from the spares or allocated first, then run in
- * one hold of the context lock.
+ * The one dispatch of ARM, CANCEL and MODIFY: BATCH runs its ops through
+ * it a chunk at a time, the single ioctls theirs as a chunk of one. Runs
+ * the ops in place, setting each one's status (and id and result):
+ * checked and their timers taken from the spares or allocated first, then
+ * run in one hold of the context lock (and of its cos_mutex, when some
+ * are cancel-on-set ARMs).
  *
  * Context: process context; may sleep.
  * Return: how many failed.
  */
-u32 hwtimer_cdev_batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n)
+u32 hwtimer_cdev_ops(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
+		     struct hwt_batch *bt, u32 n)
 {
-	struct hwtimer_batch_op *ops = bt->ops;
-	struct hwtimer_arm_req *arm = &bt->arm;
-	struct hwtimer_wheel *now_w = NULL;
-	u64 now = 0;
-	unsigned int none = 0, nper = 0, gone = 0, gper = 0, got;
-	struct hwt_timer *reap = NULL, *ht;
-	u32 i, failed = 0;
+	u32 i, failed = 0, got;
+	bool cos;
 
-	for (i = 0; i < n; i++) {
-		ops[i].status = batch_check(&ops[i], &bt->w[i]);
-		if (ops[i].status || ops[i].op != HWTIMER_OP_ARM)
-			continue;
-		if (ops[i].period_ns)
-			nper++;
-		else
-			none++;
-	}
+	cos = ops_prepare(ctx, ops, bt, n);
 	spin_lock(&ctx->wqh.lock);
-	got = spare_take(ctx, bt->one, none);
-	if (got < none || nper) {
+	got = spare_take(ctx, bt->one, bt->none);
+	if (got < bt->none || bt->nper) {
 		spin_unlock(&ctx->wqh.lock);
-		none = got + batch_alloc(hwt_cache, none - got, bt->one + got);
-		nper = batch_alloc(hwt_pcache, nper, bt->per);
+		bt->none = got + batch_alloc(hwt_cache, bt->none - got,
+					     bt->one + got);
+		bt->nper = batch_alloc(hwt_pcache, bt->nper, bt->per);
 		spin_lock(&ctx->wqh.lock);
 	}
 	for (i = 0; i < n; i++) {
-		struct hwtimer_batch_op *op = &ops[i];
-
-		if (op->status)
+		if (ops[i].status)
 			continue;
-		switch (op->op) {
-		case HWTIMER_OP_ARM:
-			if (op->period_ns)
-				ht = batch_timer(true, bt->per, &gper, nper);
-			else
-				ht = batch_timer(false, bt->one, &gone, none);
-			if (!ht) {
-				op->status = -ENOMEM;
-				break;
-			}
-			op_to_arm(op, arm);
-			batch_abs(ctx, arm->clock, &arm->deadline_ns,
-				  &arm->flags, bt->w[i], &now_w, &now);
-			op->status = arm_locked(ctx, ht, arm);
-			if (op->status)
-				reap_push(ht, &reap);
-			else
-				op->id = arm->id;
-			break;
-		case HWTIMER_OP_CANCEL:
-			op->status = do_cancel_locked(ctx, op->id, &op->result,
-						      &reap);
-			break;
-		case HWTIMER_OP_MODIFY:
-			ht = lookup(ctx, op->id);
-			if (!ht) {
-				op->status = -ENOENT;
-				break;
-			}
-			batch_abs(ctx, ht->clock, &op->deadline_ns, &op->flags,
-				  clock_wheel(ht->clock), &now_w, &now);
-			op->status =
-				hwtimer_cdev_modify_locked(ctx, ht,
-							   op->deadline_ns,
-							   op->flags,
-							   &op->result, &reap);
-			break;
-		}
+		if (ops[i].op == HWTIMER_OP_ARM)
+			op_arm_locked(ctx, &ops[i], bt->w[i], bt);
+		else if (ops[i].op == HWTIMER_OP_CANCEL)
+			ops[i].status = do_cancel_locked(ctx, ops[i].id,
+							 &ops[i].result,
+							 &bt->reap);
+		else
+			op_modify_locked(ctx, &ops[i], bt);
 	}
-	while (gone < none && spare_put(ctx, bt->one[gone]))
-		gone++;
+	while (bt->gone < bt->none && spare_put(ctx, bt->one[bt->gone]))
+		bt->gone++;
 	spin_unlock(&ctx->wqh.lock);
-	reap_timers(ctx, reap);
-	if (gone < none)
-		kmem_cache_free_bulk(hwt_cache, none - gone, bt->one + gone);
-	if (gper < nper)
-		kmem_cache_free_bulk(hwt_pcache, nper - gper, bt->per + gper);
+	if (cos)
+		mutex_unlock(&ctx->cos_mutex);
+	reap_timers(ctx, bt->reap);
+	if (bt->gone < bt->none)
+		kmem_cache_free_bulk(hwt_cache, bt->none - bt->gone,
+				     bt->one + bt->gone);
+	if (bt->gper < bt->nper)
+		kmem_cache_free_bulk(hwt_pcache, bt->nper - bt->gper,
+				     bt->per + bt->gper);
 	for (i = 0; i < n; i++)
 		failed += ops[i].status != 0;
 	return failed;

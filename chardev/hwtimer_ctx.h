@@ -282,23 +282,32 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 #define HWT_BATCH_CHUNK		16
 
 /**
- * struct hwt_batch - what BATCH runs a chunk with
- * @ops: the chunk's ops, copied in
+ * struct hwt_batch - what hwtimer_cdev_ops() runs a chunk of ops with
  * @w: the wheel of each ARM
  * @one: timers for its one-shot ARMs
  * @per: timers for its periodic ARMs
- * @arm: the arm request of one ARM
+ * @none: timers in @one
+ * @nper: timers in @per
+ * @gone: timers of @one used
+ * @gper: timers of @per used
+ * @now_w: the wheel whose clock was last read for a relative deadline
+ * @now: that reading
+ * @reap: timers to free once the lock is dropped
  *
- * One per BATCH call, in its frame, not in a chunk's: a
- * kernel built with INIT_STACK_ALL_ZERO (Debian's) clears a function's
- * local arrays at every call, about 450 bytes per chunk here.
+ * Zeroed for each chunk. BATCH's is in its call's frame, where a kernel
+ * built with INIT_STACK_ALL_ZERO (Debian's) clears it once per call.
  */
 struct hwt_batch {
-	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
 	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
 	void *one[HWT_BATCH_CHUNK];
 	void *per[HWT_BATCH_CHUNK];
-	struct hwtimer_arm_req arm;
+	unsigned int none;
+	unsigned int nper;
+	unsigned int gone;
+	unsigned int gper;
+	struct hwtimer_wheel *now_w;
+	u64 now;
+	struct hwt_timer *reap;
 };
 
 /* Are the @n reserved words at @r zero, as every request's must be? */
@@ -316,12 +325,9 @@ struct hwt_ctx *hwtimer_cdev_ctx_alloc(struct hwt_user *u);
 void hwtimer_cdev_ctx_stop(struct hwt_ctx *ctx);
 void hwtimer_cdev_ctx_free(struct hwt_ctx *ctx);
 
-int hwtimer_cdev_arm(struct hwt_ctx *ctx, struct hwtimer_arm_req *req);
+u32 hwtimer_cdev_ops(struct hwt_ctx *ctx, struct hwtimer_batch_op *ops,
+		     struct hwt_batch *bt, u32 n);
 void hwtimer_cdev_withdraw(struct hwt_ctx *ctx, u64 id);
-int hwtimer_cdev_cancel(struct hwt_ctx *ctx, u64 id, u32 *result);
-int hwtimer_cdev_modify(struct hwt_ctx *ctx, u64 id, u64 deadline, u32 flags,
-			u32 *result);
-u32 hwtimer_cdev_batch_chunk(struct hwt_ctx *ctx, struct hwt_batch *bt, u32 n);
 int hwtimer_cdev_cos_sync(struct hwt_ctx *ctx);
 ssize_t hwtimer_cdev_read(struct hwt_ctx *ctx, struct iov_iter *to,
 			  bool nonblock);

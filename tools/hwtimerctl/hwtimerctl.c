@@ -788,7 +788,7 @@ static void explain_arm_failure(struct hwtimer *h, int err, uint64_t armed,
 
 static const char * const feature_names[] = {
 	"periodic", "boottime", "batch", "eventfd", "rings", "timens",
-	"realtime", "cancel-on-set",
+	"realtime", "cancel-on-set", "batch-cancel-on-set",
 };
 
 static int not_hidden(const struct dirent *d)

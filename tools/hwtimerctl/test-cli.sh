@@ -409,7 +409,7 @@ d, = recs
 assert "_" not in d and "_" not in d["params"], d
 assert d["api"] == '"$abi"' and d["event_size"] == 48, d
 assert d["max_pending"] == 100 and d["tick_ns"] == 1000000, d
-assert d["features"] == ["periodic", "boottime", "batch", "eventfd", "timens", "realtime", "cancel-on-set"], d
+assert d["features"] == ["periodic", "boottime", "batch", "eventfd", "timens", "realtime", "cancel-on-set", "batch-cancel-on-set"], d
 assert d["device"] == "/dev/null" and d["module_version"] == "unknown", d
 assert d["backend"] == "device", d
 assert isinstance(d["params"], dict), d

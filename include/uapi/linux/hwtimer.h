@@ -46,7 +46,8 @@
  *
  * Cancel on set (%HWTIMER_FEATURE_CANCEL_ON_SET), timerfd's
  * TFD_TIMER_CANCEL_ON_SET for one timeout: an absolute CLOCK_REALTIME ARM
- * with %HWTIMER_ARM_CANCEL_ON_SET is cancelled when the wall clock is set
+ * (HWTIMER_IOC_ARM, or with %HWTIMER_FEATURE_BATCH_CANCEL_ON_SET a BATCH
+ * op too) with %HWTIMER_ARM_CANCEL_ON_SET is cancelled when the wall clock is set
  * (its offset from CLOCK_MONOTONIC changes: clock_settime(), an NTP step,
  * a leap second, a resume from suspend) before it fires. Its record then
  * comes at once with %HWTIMER_EVENT_CLOCK_SET and %HWTIMER_EVENT_LAST:
@@ -113,7 +114,12 @@
  * set" above). Without it, the flag is EINVAL.
  */
 #define HWTIMER_FEATURE_CANCEL_ON_SET	(1ULL << 7)
-#define HWTIMER_FEATURES_ALL		((1ULL << 8) - 1)
+/*
+ * BATCH's ARMs take %HWTIMER_ARM_CANCEL_ON_SET as HWTIMER_IOC_ARM does:
+ * every single call is a BATCH op. Without it, EINVAL in BATCH.
+ */
+#define HWTIMER_FEATURE_BATCH_CANCEL_ON_SET (1ULL << 8)
+#define HWTIMER_FEATURES_ALL		((1ULL << 9) - 1)
 
 /**
  * struct hwtimer_api - API handshake (like UFFDIO_API)
@@ -245,7 +251,10 @@ struct hwtimer_modify_req {
 /*
  * Operations: one vocabulary for the single ioctls (ARM, CANCEL, MODIFY),
  * the ops of a batch and the entries of a submission ring, which the
- * kernel applies with the same code. NOP is for ring entries only.
+ * kernel applies with the same code. A single ioctl is a BATCH of one op
+ * (struct hwtimer_batch_op) that returns the op's status as its own; its
+ * request struct is the same op's fields, one at a time. NOP is for ring
+ * entries only.
  */
 #define HWTIMER_OP_ARM			1
 #define HWTIMER_OP_CANCEL		2

@@ -96,11 +96,37 @@ static int open_failed(int err, const char *fmt, ...)
 /* Environment variable that keeps a context off the rings. */
 #define HWT_ENV_BATCH	"HWTIMER_NO_RINGS"
 
-/* An arm with HWTIMER_ARM_CANCEL_ON_SET, which only HWTIMER_IOC_ARM takes. */
+/* An arm with HWTIMER_ARM_CANCEL_ON_SET. */
 static inline bool cos_arm(const struct hwtimer_batch_op *op)
 {
 	return op->op == HWTIMER_OP_ARM &&
 	       (op->flags & HWTIMER_ARM_CANCEL_ON_SET);
+}
+
+/*
+ * A cancel-on-set arm that BATCH does not take, on a module without
+ * HWTIMER_FEATURE_BATCH_CANCEL_ON_SET: HWTIMER_IOC_ARM does.
+ */
+static inline bool cos_alone(const struct hwtimer *h,
+			     const struct hwtimer_batch_op *op)
+{
+	return cos_arm(op) &&
+	       !(h->features & HWTIMER_FEATURE_BATCH_CANCEL_ON_SET);
+}
+
+/*
+ * After @n ops ran: a cancel-on-set arm among them makes the context
+ * read() from now on, where the kernel's sweep queues clock-set records,
+ * whatever the rings say.
+ */
+static void cos_armed(struct hwtimer *h, const struct hwtimer_batch_op *ops,
+		      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && !h->read_all; i++)
+		if (cos_arm(&ops[i]) && !ops[i].status)
+			h->read_all = true;
 }
 
 /*
@@ -133,12 +159,13 @@ static void dev_arm_cos(struct hwtimer *h, struct hwtimer_batch_op *op)
 	if (r)
 		return;
 	op->id = req.id;
-	h->read_all = true;
+	cos_armed(h, op, 1);
 }
 
 /*
- * @n ops through BATCH, a chunk at a time, but for cancel-on-set arms,
- * which go through HWTIMER_IOC_ARM in their turn.
+ * @n ops through BATCH, a chunk at a time, but for cancel-on-set arms a
+ * module's BATCH does not take, which go through HWTIMER_IOC_ARM in
+ * their turn.
  */
 static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
 		     unsigned int n)
@@ -147,7 +174,7 @@ static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
 	unsigned int i, chunk;
 
 	while (n) {
-		if (cos_arm(ops)) {
+		if (cos_alone(h, ops)) {
 			dev_arm_cos(h, ops);
 			ops++;
 			n--;
@@ -155,13 +182,15 @@ static int dev_batch(struct hwtimer *h, struct hwtimer_batch_op *ops,
 		}
 		chunk = n < HWTIMER_BATCH_MAX ? n : HWTIMER_BATCH_MAX;
 		for (i = 1; i < chunk; i++)
-			if (cos_arm(&ops[i]))
+			if (cos_alone(h, &ops[i]))
 				chunk = i;
 		memset(&b, 0, sizeof(b));
 		b.ops = (uintptr_t)ops;
 		b.count = chunk;
 		if (ioctl(h->fd, HWTIMER_IOC_BATCH, &b) && errno != EINTR)
 			goto err_rest;
+		if (h->features & HWTIMER_FEATURE_BATCH_CANCEL_ON_SET)
+			cos_armed(h, ops, b.done);
 		/* A signal stops it between ops: the rest are passed again. */
 		ops += b.done;
 		n -= b.done;

@@ -25,7 +25,8 @@
  *             poll(), a blocking read() and the eventfd, while a plain
  *             timeout beside them is served as usual; one armed after a
  *             set is not cancelled by it; COS_MANY of them, swept by the
- *             read in chunks of the id table, all report one set
+ *             read in chunks of the id table, all report one set; armed
+ *             through BATCH, they report it as those of ARM do
  *
  * Cancel on set is also checked without CAP_SYS_TIME: the flag is refused
  * where it means nothing, and a timeout armed with it is served as usual
@@ -372,8 +373,8 @@ TEST_F(rt, cos_refused)
 	const __u32 cos = HWTIMER_ARM_CANCEL_ON_SET;
 	struct hwtimer_batch_op op = {
 		.op = HWTIMER_OP_ARM,
-		.flags = HWTIMER_ARM_ABS | cos,
-		.deadline_ns = now_ns(CLOCK_REALTIME) + 3600 * SEC,
+		.flags = cos,
+		.deadline_ns = SEC,
 		.clock = CLOCK_REALTIME,
 	};
 	struct hwtimer_batch b = { .ops = (uintptr_t)&op, .count = 1 };
@@ -383,7 +384,7 @@ TEST_F(rt, cos_refused)
 	if (self->fd < 0)
 		return;
 	EXPECT_NE(0ULL, self->features & HWTIMER_FEATURE_CANCEL_ON_SET);
-	/* Relative, on another clock, on MODIFY, in BATCH. */
+	/* Relative, on another clock, on MODIFY, relative in BATCH. */
 	EXPECT_EQ(-EINVAL, arm(self->fd, CLOCK_REALTIME, SEC, 0, cos, 1, NULL));
 	EXPECT_EQ(-EINVAL, arm(self->fd, CLOCK_MONOTONIC,
 			       now_ns(CLOCK_MONOTONIC) + SEC, 0,
@@ -486,6 +487,55 @@ TEST_F(rt, cos_back)
 		EXPECT_EQ(0ULL, ev.overruns);
 	}
 	EXPECT_EQ(3, seen);
+	EXPECT_EQ(-ETIMEDOUT, rt_event(self->fd, &ev, 300, &at))
+		TH_LOG("cookie %llu flags %#x", ev.cookie, ev.flags);
+}
+
+/*
+ * BATCH takes cancel-on-set ARMs as ARM does: a one-shot and a periodic
+ * one beside a plain ARM and a CANCEL in one call; a set of the clock
+ * then gives the two clock-set records and leaves the plain one pending.
+ */
+TEST_F(rt, cos_batch)
+{
+	const __u32 cos = HWTIMER_ARM_ABS | HWTIMER_ARM_CANCEL_ON_SET;
+	__u64 dl = now_ns(CLOCK_REALTIME) + 60 * SEC;
+	struct hwtimer_batch_op op[4] = {
+		{ .op = HWTIMER_OP_ARM, .flags = cos, .cookie = 40,
+		  .deadline_ns = dl, .clock = CLOCK_REALTIME },
+		{ .op = HWTIMER_OP_ARM, .flags = HWTIMER_ARM_ABS, .cookie = 41,
+		  .deadline_ns = dl, .clock = CLOCK_REALTIME },
+		{ .op = HWTIMER_OP_ARM, .flags = cos, .cookie = 42,
+		  .deadline_ns = dl, .period_ns = SEC,
+		  .clock = CLOCK_REALTIME },
+		{ .op = HWTIMER_OP_CANCEL },
+	};
+	struct hwtimer_batch b = { .ops = (uintptr_t)op, .count = 4 };
+	struct hwtimer_event ev;
+	__u64 at;
+	int i, seen = 0;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_NE(0ULL, self->features & HWTIMER_FEATURE_BATCH_CANCEL_ON_SET);
+	ASSERT_EQ(0, arm(self->fd, CLOCK_MONOTONIC, 3600 * SEC, 0, 0, 43,
+			 &op[3].id));
+	ASSERT_EQ(0, ioctl(self->fd, HWTIMER_IOC_BATCH, &b));
+	ASSERT_EQ(4U, b.done);
+	ASSERT_EQ(0U, b.failed);
+	EXPECT_EQ((__u32)HWTIMER_RESULT_CANCELLED, op[3].result);
+	if (!step(_metadata, self, -2LL * SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rt_event(self->fd, &ev, WAIT_MS, &at))
+			TH_LOG("record %d not there %d ms after the set", i,
+			       WAIT_MS);
+		ASSERT_TRUE(ev.cookie == 40 || ev.cookie == 42)
+			TH_LOG("cookie %llu", ev.cookie);
+		seen |= 1 << (ev.cookie - 40);
+		check_set_record(_metadata, &ev, at, dl);
+	}
+	EXPECT_EQ(5, seen);
 	EXPECT_EQ(-ETIMEDOUT, rt_event(self->fd, &ev, 300, &at))
 		TH_LOG("cookie %llu flags %#x", ev.cookie, ev.flags);
 }

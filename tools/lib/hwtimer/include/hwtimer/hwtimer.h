@@ -355,8 +355,9 @@ int hwtimer_set_eventfd(struct hwtimer *h, int efd);
  * @id: where to store the timeout's id, never 0; may be NULL
  *
  * Operations waiting in the submission queue are not flushed first. On
- * the device a cancel-on-set arm is a HWTIMER_IOC_ARM call of its own,
- * never on the timer rings; hwtimer_prep_arm() takes it too.
+ * the device a cancel-on-set arm is never on the timer rings: it goes in
+ * a BATCH call (a HWTIMER_IOC_ARM call of its own on a module without
+ * %HWTIMER_FEATURE_BATCH_CANCEL_ON_SET); hwtimer_prep_arm() takes it too.
  * Return: 0; -EINVAL (flags, clock, period; CLOCK_REALTIME on a module
  * without %HWTIMER_FEATURE_REALTIME; %HWTIMER_ARM_CANCEL_ON_SET without
  * %HWTIMER_ARM_ABS, on another clock, or on a module without
