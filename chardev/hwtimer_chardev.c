@@ -90,7 +90,9 @@ static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
  */
 static int run_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
 {
-	struct hwt_batch bt = {};
+	struct hwtimer_wheel *w;
+	void *one, *per;
+	struct hwt_batch bt = { .w = &w, .one = &one, .per = &per };
 	int ret;
 
 	ret = hwtimer_cdev_cos_sync(ctx);
@@ -229,6 +231,8 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		      struct hwtimer_batch_op __user *uops)
 {
 	struct hwtimer_batch_op ops[HWT_BATCH_CHUNK];
+	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
+	void *one[HWT_BATCH_CHUNK], *per[HWT_BATCH_CHUNK];
 	struct hwt_batch bt;
 	u32 i, n;
 
@@ -241,7 +245,7 @@ static long batch_run(struct hwt_ctx *ctx, struct hwtimer_batch *req,
 		if (batch_read(ops, uops + req->done, n) ||
 		    batch_write_back(uops + req->done, ops, n))
 			return -EFAULT;
-		bt = (struct hwt_batch){};
+		bt = (struct hwt_batch){ .w = w, .one = one, .per = per };
 		req->failed += hwtimer_cdev_ops(ctx, ops, &bt, n);
 		if (batch_write_back(uops + req->done, ops, n)) {
 			batch_withdraw(ctx, ops, n);

@@ -1850,7 +1850,8 @@ static void op_modify_locked(struct hwt_ctx *ctx, struct hwtimer_batch_op *op,
  * hwtimer_cdev_ops() - run operations of a context
  * @ctx: the context
  * @ops: the ops, in kernel memory
- * @bt: room for what running them takes, its counts and pointers 0
+ * @bt: room for what running them takes (arrays for @n ops), its counts
+ *	and the rest 0
  * @n: how many ops, at most %HWT_BATCH_CHUNK
  *
  * The one dispatch of ARM, CANCEL and MODIFY: BATCH runs its ops through

@@ -283,9 +283,9 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
 
 /**
  * struct hwt_batch - what hwtimer_cdev_ops() runs a chunk of ops with
- * @w: the wheel of each ARM
- * @one: timers for its one-shot ARMs
- * @per: timers for its periodic ARMs
+ * @w: the wheel of each ARM, room for as many as the chunk has ops
+ * @one: timers for its one-shot ARMs, the same room
+ * @per: timers for its periodic ARMs, the same room
  * @none: timers in @one
  * @nper: timers in @per
  * @gone: timers of @one used
@@ -294,13 +294,15 @@ static inline struct hwt_ptimer *to_ptimer(struct hwt_timer *ht)
  * @now: that reading
  * @reap: timers to free once the lock is dropped
  *
- * Zeroed for each chunk. BATCH's is in its call's frame, where a kernel
- * built with INIT_STACK_ALL_ZERO (Debian's) clears it once per call.
+ * The arrays are the caller's, sized for its chunks: a single ioctl's
+ * hold one op's, BATCH's a chunk's, in its call's frame, which a kernel
+ * built with INIT_STACK_ALL_ZERO (Debian's) clears once per call. The
+ * rest is zeroed for each chunk.
  */
 struct hwt_batch {
-	struct hwtimer_wheel *w[HWT_BATCH_CHUNK];
-	void *one[HWT_BATCH_CHUNK];
-	void *per[HWT_BATCH_CHUNK];
+	struct hwtimer_wheel **w;
+	void **one;
+	void **per;
 	unsigned int none;
 	unsigned int nper;
 	unsigned int gone;
