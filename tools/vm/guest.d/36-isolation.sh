@@ -56,8 +56,11 @@
 # the victim had the record in hand) is printed, not judged: on top of
 # fire lateness it is the victim's own wake-up under the attacker's CPU
 # load, which the control has too. A class that fails is measured again
-# (attack, then control) and fails only if it fails twice; both sets of
-# figures are printed. A record early, not the victim's own or lost (30 s
+# (attack, then control), and a third time (control first) if it fails
+# again; it fails only if it fails all three times, which an attacker
+# that makes the victim late does, and a host whose vCPUs lose half their
+# time to other VMs now and then does not. Every set of figures is
+# printed. A record early, not the victim's own or lost (30 s
 # late) fails the class at once: "never early" is exact.
 #
 # nop-flood and many-contexts also bound what the kernel spends for the
@@ -237,21 +240,29 @@ for cls in $ISO_CLASSES; do
 		continue
 		;;
 	esac
-	if [ "$rc" = 1 ]; then
-		# Attack first this time: host load that grows or shrinks
-		# over the minutes of a class weighs on each order once.
-		echo "# $cls: failed once ($first); measuring again, attack first"
-		ctl=/tmp/iso-$cls.ctl2 att=/tmp/iso-$cls.att2
-		measure attack "$cls" "$att"
-		measure control "$cls" "$ctl"
+	all=$first k=1
+	while [ "$rc" = 1 ] && [ "$k" -lt 3 ]; do
+		# Each time in the other order: host load that grows or
+		# shrinks over the minutes of a class weighs on both orders.
+		k=$((k + 1))
+		echo "# $cls: failed $((k - 1)) time(s) ($(summary "$ctl" "$att")); measuring again"
+		ctl=/tmp/iso-$cls.ctl$k att=/tmp/iso-$cls.att$k
+		if [ "$k" = 2 ]; then
+			measure attack "$cls" "$att"
+			measure control "$cls" "$ctl"
+		else
+			measure control "$cls" "$ctl"
+			measure attack "$cls" "$att"
+		fi
 		verdict "$cls" "$ctl" "$att"
 		rc=$?
-	fi
+		all="$all; then $(summary "$ctl" "$att")"
+	done
 	echo "# $cls took $(($(date +%s) - t0)) s"
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $cls: $(summary "$ctl" "$att")"
-	elif [ -n "$first" ] && [ "$ctl" != "/tmp/iso-$cls.ctl" ]; then
-		echo "not ok $n $cls: twice; first $first; then $(summary "$ctl" "$att")"
+	elif [ "$k" -gt 1 ]; then
+		echo "not ok $n $cls: $k times; $all"
 	else
 		echo "not ok $n $cls: $(summary "$ctl" "$att")"
 	fi
