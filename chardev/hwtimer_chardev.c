@@ -73,16 +73,6 @@ static long ioc_api(struct hwt_ctx *ctx, void __user *arg)
 }
 
 /*
- * The rule for results: an op whose result cannot be returned did not
- * happen. Each command first writes its output fields with what they
- * hold, the same stores its answer makes later, so a read-only or bad
- * buffer fails with EFAULT before anything takes effect. Should the buffer
- * go bad in the short window after that (another thread changing the
- * mapping), arms are taken back; a cancel or modify done in that window
- * stands. Only the output fields are written: the rest of a request is
- * left as the caller wrote it.
- */
-/*
  * The single ioctls run their op as a BATCH of one, through the same
  * dispatch (hwtimer_cdev_ops()): first the sweep of cancel-on-set
  * timeouts a set of the clock hit, as every BATCH call does.
@@ -102,6 +92,16 @@ static int run_one(struct hwt_ctx *ctx, struct hwtimer_batch_op *op)
 	return op->status;
 }
 
+/*
+ * The rule for results: an op whose result cannot be returned did not
+ * happen. Each command first writes its output fields with what they
+ * hold, the same stores its answer makes later, so a read-only or bad
+ * buffer fails with EFAULT before anything takes effect. Should the buffer
+ * go bad in the short window after that (another thread changing the
+ * mapping), arms are taken back; a cancel or modify done in that window
+ * stands. Only the output fields are written: the rest of a request is
+ * left as the caller wrote it.
+ */
 static long ioc_arm(struct hwt_ctx *ctx, void __user *arg)
 {
 	struct hwtimer_arm_req __user *u = arg;
