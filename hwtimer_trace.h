@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of the hwtimer runtime: events/hwtimer/ in tracefs.
+ * Tracepoints of the hwtimer runtime and of /dev/hwtimer's contexts:
+ * events/hwtimer/ in tracefs.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM hwtimer
@@ -88,6 +89,37 @@ TRACE_EVENT(hwtimer_wheel_rewind,
 	    TP_fast_assign(hwt_assign_str(wheel, wheel);
 			   __entry->now = now;),
 	    TP_printk("wheel=%s now=%llu", __get_str(wheel), __entry->now)
+);
+
+/*
+ * A /dev/hwtimer timeout went into its context's queue: armed, moved by
+ * MODIFY, or re-armed for its next period.
+ */
+TRACE_EVENT(hwtimer_cdev_queue,
+	    TP_PROTO(const void *ctx, const void *timer, u64 expires),
+	    TP_ARGS(ctx, timer, expires),
+	    TP_STRUCT__entry(__field(const void *, ctx)
+			     __field(const void *, timer)
+			     __field(u64, expires)),
+	    TP_fast_assign(__entry->ctx = ctx;
+			   __entry->timer = timer;
+			   __entry->expires = expires;),
+	    TP_printk("ctx=%p timer=%p expires=%llu", __entry->ctx,
+		      __entry->timer, __entry->expires)
+);
+
+/*
+ * A /dev/hwtimer timeout left its context's queue: cancelled, moved by
+ * MODIFY, expired, or its context closed.
+ */
+TRACE_EVENT(hwtimer_cdev_dequeue,
+	    TP_PROTO(const void *ctx, const void *timer),
+	    TP_ARGS(ctx, timer),
+	    TP_STRUCT__entry(__field(const void *, ctx)
+			     __field(const void *, timer)),
+	    TP_fast_assign(__entry->ctx = ctx;
+			   __entry->timer = timer;),
+	    TP_printk("ctx=%p timer=%p", __entry->ctx, __entry->timer)
 );
 
 #endif /* _HWTIMER_TRACE_H */

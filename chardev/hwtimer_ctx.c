@@ -108,6 +108,7 @@
 #include "hwtimer_compat.h"
 #include "hwtimer_ids.h"
 #include "hwtimer_internal.h"
+#include "hwtimer_trace.h"
 
 static unsigned long ctx_max_pending = 262144;
 hwtimer_param_ranged(ctx_max_pending, ctx_max_pending, 1,
@@ -731,6 +732,7 @@ static bool q_remove(struct hwt_ctx *ctx, struct hwt_timer *ht)
 		return false;
 	rb_erase_cached(&ht->node, &q->root);
 	RB_CLEAR_NODE(&ht->node);
+	trace_hwtimer_cdev_dequeue(ctx, ht);
 	if (q->wake_at && RB_EMPTY_ROOT(&q->root.rb_root)) {
 		hwtimer_cancel(&q->wake);
 		q->wake_at = 0;
@@ -780,6 +782,7 @@ static int q_add(struct hwt_ctx *ctx, struct hwt_timer *ht)
 	/* A deadline the wake-up has passed is served at the next one. */
 	if (ht->expires <= q->woke_ns)
 		q->woke_ns = 0;
+	trace_hwtimer_cdev_queue(ctx, ht, ht->expires);
 	if (!rb_add_cached(&ht->node, &q->root, q_less))
 		return 0;
 	ret = q_wake_sync(q);
