@@ -112,9 +112,8 @@
 /* Most a storm goes on: within the harness's TEST_TIMEOUT_DEFAULT. */
 #define STORM_MAX_MS	240000
 
-/* Entries of the largest submission ring, and the slots that fill it in pairs. */
+/* Entries of the largest submission ring. */
 #define RING_MAX	HWTIMER_RING_MAX_ENTRIES
-#define RING_PAIRS	(RING_MAX / 2)
 
 /* The module's tick, from its parameter; 1 ms if unreadable. */
 static uint64_t tick_ns = MS;
@@ -128,7 +127,9 @@ static struct {
 	uint32_t records;	/* periodic timeouts of the long read */
 	uint32_t rounds;	/* calls of each no-EINTR check */
 	uint32_t enters;	/* ENTERs of the ring load */
+	uint32_t ring;		/* entries of the ring load's submission ring */
 	uint32_t batch_ops;	/* ARMs (and CANCELs) of the BATCH load */
+	uint32_t modify_ops;	/* MODIFYs of the MODIFY load */
 } sz;
 
 static uint64_t now_ns(void)
@@ -1140,21 +1141,21 @@ static void *mover_fn(void *arg)
 }
 
 /*
- * Fill the empty submission ring with RING_PAIRS ARMs of slots 0, 1, ...
- * at @far, then RING_PAIRS CANCELs of them in the same order: with room
- * for a completion of every entry, a drain pairs each ARM with its CANCEL
- * and defers it. Return: the index of the first CANCEL.
+ * Fill the empty submission ring, of n entries, with n / 2 ARMs of slots
+ * 0, 1, ... at @far, then n / 2 CANCELs of them in the same order: with
+ * room for a completion of every entry, a drain pairs each ARM with its
+ * CANCEL and defers it. Return: the index of the first CANCEL.
  */
 static uint32_t ring_fill_pairs(struct ring *r, uint64_t far)
 {
-	uint32_t tail = *r->sq_tail, mask = r->s.sq_entries - 1, i;
+	uint32_t n = r->s.sq_entries, pairs = n / 2, tail = *r->sq_tail, i;
 
-	for (i = 0; i < RING_MAX; i++)
-		sqe_set(&r->sqes[(tail + i) & mask],
-			i < RING_PAIRS ? HWTIMER_SQE_ARM : HWTIMER_SQE_CANCEL,
-			i % RING_PAIRS, i < RING_PAIRS ? far : 0, i);
-	__atomic_store_n(r->sq_tail, tail + RING_MAX, __ATOMIC_RELEASE);
-	return tail + RING_PAIRS;
+	for (i = 0; i < n; i++)
+		sqe_set(&r->sqes[(tail + i) & (n - 1)],
+			i < pairs ? HWTIMER_SQE_ARM : HWTIMER_SQE_CANCEL,
+			i % pairs, i < pairs ? far : 0, i);
+	__atomic_store_n(r->sq_tail, tail + n, __ATOMIC_RELEASE);
+	return tail + pairs;
 }
 
 /* The ring load's setup. */
@@ -1164,19 +1165,19 @@ struct ring_load {
 };
 
 /*
- * The rings of the ring load: the largest submission ring, RING_PAIRS
- * slots, and a completion ring with room for every entry (so that a drain
- * pairs ARMs with CANCELs) or, for the control, for half of them (so that
- * it applies each entry in its turn, a chunk at a time: the ARMs the
- * attack makes a drain arm, and the CANCELs, in the bounded way).
+ * The rings of the ring load: a submission ring of sz.ring entries, half
+ * as many slots, and a completion ring with room for every entry (so
+ * that a drain pairs ARMs with CANCELs) or, for the control, for half of
+ * them (so that it applies each entry in its turn, a chunk at a time: the
+ * ARMs the attack makes a drain arm, and the CANCELs, in the bounded way).
  */
 static int ring_load_setup(struct ring_load *l, bool attack)
 {
 	l->fd = open(DEV, O_RDWR | O_CLOEXEC);
 	if (l->fd < 0)
 		return -errno;
-	return ring_open(l->fd, &l->r, RING_MAX, attack ? RING_MAX : RING_PAIRS,
-			 RING_PAIRS);
+	return ring_open(l->fd, &l->r, sz.ring, attack ? sz.ring : sz.ring / 2,
+			 sz.ring / 2);
 }
 
 /* ENTER until the submission ring is empty, taking every record. */
@@ -1235,7 +1236,7 @@ static int ring_load_run(struct ring_load *l, bool attack)
 			ret = ring_drain_all(l);
 	}
 	printf("# ring %s: %u ENTERs of %u entries consumed %u, the head parked in %u;",
-	       attack ? "attack" : "control", sz.enters, RING_MAX, consumed, parked);
+	       attack ? "attack" : "control", sz.enters, sz.ring, consumed, parked);
 	printf(" slots left armed: %llu in all, at most %llu by one\n",
 	       (unsigned long long)armed, (unsigned long long)most);
 	return ret < 0 ? ret : 0;
@@ -1295,11 +1296,11 @@ static int batch_in(int fd, struct hwtimer_batch_op *ops, uint32_t n,
 /*
  * BATCH load: sz.batch_ops ARMs, then as many CANCELs of them; an attack
  * in one call each, the control 16 ops a call. MODIFY load:
- * HWTIMER_BATCH_MAX MODIFYs of MODIFY_IDS timeouts, in turn, the same way.
+ * sz.modify_ops MODIFYs of MODIFY_IDS timeouts, in turn, the same way.
  */
 static int batch_load_run(struct batch_load *l, bool modify, bool attack)
 {
-	uint32_t n = modify ? HWTIMER_BATCH_MAX : sz.batch_ops, i;
+	uint32_t n = modify ? sz.modify_ops : sz.batch_ops, i;
 	uint32_t per = attack ? n : 16;
 	uint64_t t0 = now_ns();
 	int ret;
@@ -1502,11 +1503,16 @@ int main(int argc, char **argv)
 	sz.rounds = sz.debug ? 5 : 20;
 	/*
 	 * The irqsoff loads are judged by the hwtimer entries in one
-	 * interrupts-off section, which one ENTER shows as well as many.
+	 * interrupts-off section, which one ENTER shows as well as many, and
+	 * 8,192 deferred ARMs in one hold as well as 32,768; what takes the
+	 * time on the debug kernels is tracing every entry and reading the
+	 * trace back.
 	 */
 	sz.enters = sz.debug ? 1 : 4;
+	sz.ring = sz.debug ? 16384 : RING_MAX;
 	/* An ARM costs the debug kernel about 100 times a MODIFY. */
-	sz.batch_ops = sz.debug ? 8192 : HWTIMER_BATCH_MAX;
+	sz.batch_ops = sz.debug ? 4096 : HWTIMER_BATCH_MAX;
+	sz.modify_ops = sz.debug ? 8192 : HWTIMER_BATCH_MAX;
 	if (argc > 2 && !strcmp(argv[1], "irqsections"))
 		return irqsections_main(argc - 2, argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "irqsoff"))
