@@ -233,7 +233,9 @@ static void settle(struct kitem *it)
 			/* Fired, then a tight modify armed it again. */
 			atomic64_inc(&n_mod_raced);
 		} else if (!it->cancelled && !f) {
-			atomic64_inc(&n_lost);
+			if (atomic64_inc_return(&n_lost) <= 8)
+				pr_err("hwtimer_kstress: lost: deadline %llu armed at %llu, not pending at its cancel and never run\n",
+				       it->deadline, it->armed_at);
 		} else if (f > 1 && f <= 1 + it->tight_mods) {
 			atomic64_inc(&n_mod_raced);
 		} else if (f > 1) {
@@ -268,8 +270,10 @@ static void end_life(struct kitem *it)
 	it->cancelled = r == HWTIMER_CANCELLED;
 	if (it->cancelled)
 		atomic64_inc(&n_cancelled);
-	if (r == HWTIMER_CANCELLED && now > due + STUCK_NS)
-		atomic64_inc(&n_lost);
+	if (r == HWTIMER_CANCELLED && now > due + STUCK_NS &&
+	    atomic64_inc_return(&n_lost) <= 8)
+		pr_err("hwtimer_kstress: stuck: still pending %llu ns after it was due at %llu\n",
+		       now - due, due);
 	settle(it);
 }
 
